@@ -1,0 +1,20 @@
+package org.objrdma.api.session;
+
+import java.util.Objects;
+import org.objrdma.api.transport.EndpointInfo;
+import org.objrdma.api.transport.RemoteRegion;
+
+/**
+ * What PREPARE gives back ({@code rc_prepare_resp}).
+ *
+ * @param sessionId      the new session
+ * @param serverEndpoint the server's queue pair (with its random PSN) or TCP channel, for the client's connect
+ * @param stagingRegion  the staging buffer a PUT client writes into (address, length, rkey)
+ */
+public record PrepareResponse(SessionId sessionId, EndpointInfo serverEndpoint, RemoteRegion stagingRegion) {
+    public PrepareResponse {
+        Objects.requireNonNull(sessionId, "sessionId");
+        Objects.requireNonNull(serverEndpoint, "serverEndpoint");
+        Objects.requireNonNull(stagingRegion, "stagingRegion");
+    }
+}

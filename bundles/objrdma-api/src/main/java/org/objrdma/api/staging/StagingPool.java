@@ -1,0 +1,38 @@
+package org.objrdma.api.staging;
+
+import java.time.Duration;
+import org.objrdma.api.PrincipalId;
+import org.osgi.annotation.versioning.ProviderType;
+
+/**
+ * Lends registered, page-aligned off-heap buffers for the data phase of a transfer.
+ *
+ * <p>The pool owns every buffer and its registration with the bound transport; a borrower holds a
+ * {@link StagingLease}, never the buffer. Limits (total bytes, bytes per principal, buffers per size
+ * class) are charged at borrow and released at return.
+ */
+@ProviderType
+public interface StagingPool {
+
+    /**
+     * Borrows a buffer of at least {@code size} bytes for {@code principal}, waiting up to the
+     * configured borrow wait when a limit is reached.
+     *
+     * @param size       bytes needed, 1 to {@link #maxBufferSize()}
+     * @param principal  whom the bytes are charged to
+     * @param holderHint who holds the lease (a session id), reported if the lease is held too long
+     * @throws StagingException LIMIT when a limit stayed reached for the whole wait, INVALID_SIZE,
+     *         NO_TRANSPORT, CLOSED, REGISTRATION_FAILED
+     */
+    StagingLease borrow(long size, PrincipalId principal, String holderHint) throws StagingException;
+
+    /** As {@link #borrow(long, PrincipalId, String)} with an explicit wait instead of the configured one. */
+    StagingLease borrow(long size, PrincipalId principal, String holderHint, Duration maxWait)
+            throws StagingException;
+
+    /** Largest size one lease may have. */
+    long maxBufferSize();
+
+    /** A consistent snapshot of the pool's counters. */
+    StagingStats stats();
+}

@@ -1,0 +1,6 @@
+/**
+ * Telemetry: a closed set of counters with stable ids, a read-only view and a no-op instance.
+ */
+@org.osgi.annotation.bundle.Export
+@org.osgi.annotation.versioning.Version("1.0.0")
+package org.objrdma.api.telemetry;

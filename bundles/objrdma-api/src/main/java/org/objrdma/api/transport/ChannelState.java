@@ -1,0 +1,13 @@
+package org.objrdma.api.transport;
+
+/** Where a {@link Channel} is in its life; a simplification of {@code ibv_qp_state}. */
+public enum ChannelState {
+    /** Created; local endpoint known, not yet connected (verbs INIT). Receives may be posted. */
+    INIT,
+    /** Connected to a peer; every operation may be posted (verbs RTS). */
+    CONNECTED,
+    /** An operation failed or the peer vanished; new work completes with {@link WcStatus#WR_FLUSH_ERR}. */
+    ERROR,
+    /** Closed by its owner; nothing may be posted. */
+    CLOSED
+}
