@@ -1,12 +1,23 @@
 package org.objrdma.itests;
 
 import static org.ops4j.pax.exam.CoreOptions.maven;
+import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 import static org.ops4j.pax.exam.karaf.options.KarafDistributionOption.configureConsole;
 import static org.ops4j.pax.exam.karaf.options.KarafDistributionOption.editConfigurationFilePut;
 import static org.ops4j.pax.exam.karaf.options.KarafDistributionOption.karafDistributionConfiguration;
+import static org.ops4j.pax.exam.karaf.options.KarafDistributionOption.keepRuntimeFolder;
 import static org.ops4j.pax.exam.karaf.options.KarafDistributionOption.logLevel;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.security.AccessControlContext;
+import java.security.AccessController;
+import java.security.PrivilegedActionException;
+import java.security.PrivilegedExceptionAction;
+import javax.security.auth.Subject;
+import javax.security.auth.SubjectDomainCombiner;
+import org.apache.karaf.jaas.boot.principal.RolePrincipal;
+import org.apache.karaf.jaas.boot.principal.UserPrincipal;
 import java.io.File;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -41,6 +52,8 @@ public abstract class ObjRdmaTestSupport {
     /** Generous: the machines that run CI have 2 cores and may be busy. */
     protected static final Duration SERVICE_TIMEOUT = Duration.ofSeconds(30);
 
+    protected static final String SSH_PORT_PROPERTY = "objrdma.it.ssh.port";
+
     @Inject
     protected BundleContext bundleContext;
 
@@ -53,6 +66,7 @@ public abstract class ObjRdmaTestSupport {
                     + distribution + " (build karaf-distribution first)");
         }
         String repo = System.getProperty("maven.repo.local", System.getProperty("user.home") + "/.m2/repository");
+        int sshPort = freePort();
         List<Option> o = new ArrayList<>(List.of(
                 karafDistributionConfiguration()
                         .frameworkUrl(new File(distribution).toURI().toString())
@@ -61,7 +75,10 @@ public abstract class ObjRdmaTestSupport {
                         .unpackDirectory(new File("target/exam"))
                         .useDeployFolder(false),
                 logLevel(LogLevel.INFO),
-                configureConsole().ignoreLocalConsole().ignoreRemoteShell(),
+                configureConsole().ignoreLocalConsole(),
+                // The JDK 25 agent (lib/agent) makes Karaf's shell, JMX guard and EventAdmin work on JDK 24+;
+                // bin/setenv adds it for bin/karaf, Exam forks java in the Karaf home, so add it here.
+                vm("-javaagent:lib/agent/objrdma-karaf-jdk25-agent.jar"),
                 // Pax Exam forks java itself, not bin/karaf: repeat what bin/karaf and bin/setenv add.
                 vm("--add-reads=java.xml=java.logging"),
                 vm("--add-exports=java.base/org.apache.karaf.specs.locator=java.xml,ALL-UNNAMED"),
@@ -83,11 +100,43 @@ public abstract class ObjRdmaTestSupport {
                 // Bundles Exam adds come from the local repository Maven already filled.
                 editConfigurationFilePut("etc/org.ops4j.pax.url.mvn.cfg",
                         "org.ops4j.pax.url.mvn.localRepository", repo),
-                // Each test class gets its own ssh and RMI ports so a slow shutdown never collides.
-                editConfigurationFilePut("etc/org.apache.karaf.shell.cfg", "sshPort", "0"),
-                editConfigurationFilePut("etc/org.apache.karaf.management.cfg", "rmiRegistryPort", "0"),
-                editConfigurationFilePut("etc/org.apache.karaf.management.cfg", "rmiServerPort", "0")));
+                // Each test class gets a free ssh port so a slow shutdown of the last one never collides; the
+                // container learns it through a system property. (Exam owns the RMI registry port itself.)
+                editConfigurationFilePut("etc/org.apache.karaf.shell.cfg", "sshPort", String.valueOf(sshPort)),
+                systemProperty(SSH_PORT_PROPERTY).value(String.valueOf(sshPort))));
+        if (Boolean.getBoolean("objrdma.it.keep")) {
+            o.add(keepRuntimeFolder()); // -Dobjrdma.it.keep=true keeps target/exam/<uuid>/ for its logs
+        }
         return o.toArray(Option[]::new);
+    }
+
+    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * A TCP port free right now, drawn at random from 10000-29999: below Linux's ephemeral range, where Pax
+     * Exam picks its own ports with ephemeral binds just after this runs and could get the very same one.
+     */
+    protected static int freePort() {
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 200; attempt++) {
+            int port = 10_000 + random.nextInt(20_000);
+            if (HANDED_OUT.contains(port)) {
+                continue;
+            }
+            try (java.net.ServerSocket s = new java.net.ServerSocket()) {
+                s.bind(new java.net.InetSocketAddress(port));
+                HANDED_OUT.add(port);
+                return port;
+            } catch (java.io.IOException busy) {
+                // taken; try another
+            }
+        }
+        throw new IllegalStateException("no free port in 10000-29999 after 200 attempts");
+    }
+
+    /** Inside the container: the port of Karaf's ssh server. */
+    protected static int sshPort() {
+        return Integer.getInteger(SSH_PORT_PROPERTY);
     }
 
     /** {@link #baseOptions()} plus {@code extra}. */
@@ -158,23 +207,53 @@ public abstract class ObjRdmaTestSupport {
     }
 
     /**
-     * Runs {@code command} in a Karaf shell session created through the {@link SessionFactory} and returns
-     * what it printed (stdout and stderr together). Fails the test if the command throws.
+     * Runs {@code command} in a Karaf shell session created through the {@link SessionFactory}, as the admin
+     * user {@code karaf}, and returns what it printed (stdout and stderr together). Throws what the command
+     * threw.
      */
     protected String executeCommand(String command) throws Exception {
         SessionFactory factory = waitForService(SessionFactory.class, null);
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-        Session session = factory.create(System.in, out, out);
-        try {
-            Object result = session.execute(command);
-            if (result != null) {
-                out.println(result);
+        return runAs(subject("karaf", "admin", "manager", "viewer", "systembundles", "ssh"), () -> {
+            Session session = factory.create(new ByteArrayInputStream(new byte[0]), out, out);
+            try {
+                Object result = session.execute(command);
+                if (result instanceof Object[] array) {
+                    out.println(java.util.Arrays.deepToString(array)); // e.g. scr:list returns DTOs
+                } else if (result != null) {
+                    out.println(result);
+                }
+                out.flush();
+                return bytes.toString(StandardCharsets.UTF_8);
+            } finally {
+                session.close();
             }
-            out.flush();
-            return bytes.toString(StandardCharsets.UTF_8);
-        } finally {
-            session.close();
+        });
+    }
+
+    /** A JAAS subject as Karaf's login modules make it: a user principal and role principals. */
+    protected static Subject subject(String user, String... roles) {
+        Subject subject = new Subject();
+        subject.getPrincipals().add(new UserPrincipal(user));
+        for (String role : roles) {
+            subject.getPrincipals().add(new RolePrincipal(role));
+        }
+        return subject;
+    }
+
+    /**
+     * Runs {@code action} with {@code subject} bound the way Karaf binds it for ssh and console sessions
+     * ({@code doPrivileged} with a {@link SubjectDomainCombiner}); on JDK 24+ that works only because the
+     * objrdma JDK 25 agent rewrites this call too, so this helper also exercises the agent.
+     */
+    protected static <T> T runAs(Subject subject, PrivilegedExceptionAction<T> action) throws Exception {
+        AccessControlContext acc = new AccessControlContext(AccessController.getContext(),
+                new SubjectDomainCombiner(subject));
+        try {
+            return AccessController.doPrivileged(action, acc);
+        } catch (PrivilegedActionException e) {
+            throw e.getException();
         }
     }
 
