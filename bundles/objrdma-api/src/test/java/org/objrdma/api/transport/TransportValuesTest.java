@@ -136,6 +136,14 @@ class TransportValuesTest {
     void channelOptionsAndExceptionsAreChecked() {
         assertThrows(IllegalArgumentException.class, () -> new ChannelOptions(0, 1, 1, Duration.ofSeconds(1)));
         assertThrows(IllegalArgumentException.class, () -> new ChannelOptions(1, 1, 1, Duration.ZERO));
+        byte[] key = new byte[16];
+        ChannelOptions withKey = ChannelOptions.DEFAULT.withAccessKey(key);
+        key[0] = 1;
+        assertEquals(0, withKey.accessKey()[0], "key is copied");
+        assertNull(ChannelOptions.DEFAULT.accessKey());
+        assertEquals(withKey, ChannelOptions.DEFAULT.withAccessKey(new byte[16]));
+        assertFalse(withKey.toString().contains("0000"), withKey.toString());
+        assertThrows(IllegalArgumentException.class, () -> ChannelOptions.DEFAULT.withAccessKey(new byte[8]));
         TransportException e = new TransportException(TransportError.AUTHENTICATION_FAILED, "wrong key");
         assertEquals(TransportError.AUTHENTICATION_FAILED, e.error());
         assertTrue(e.getMessage().startsWith("AUTHENTICATION_FAILED"));
