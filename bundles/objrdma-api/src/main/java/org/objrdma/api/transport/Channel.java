@@ -53,8 +53,9 @@ public interface Channel extends AutoCloseable {
      * Posts one request; its completion arrives through {@link #poll} (errors always; success only if
      * signaled).
      *
-     * @throws TransportException WRONG_STATE (one-sided before connect, anything after close),
-     *         RESOURCE_EXHAUSTED (queue full), INVALID_ARGUMENT (region of another transport, too many SGEs)
+     * @throws TransportException WRONG_STATE (one-sided before connect), CLOSED (the channel or a local region
+     *         of the request is closed), RESOURCE_EXHAUSTED (queue full), INVALID_ARGUMENT (region of another
+     *         transport, too many SGEs)
      */
     void post(WorkRequest request) throws TransportException;
 

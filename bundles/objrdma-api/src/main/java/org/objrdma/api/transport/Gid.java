@@ -1,7 +1,6 @@
 package org.objrdma.api.transport;
 
 import java.net.Inet6Address;
-import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.util.HexFormat;
@@ -35,10 +34,11 @@ public record Gid(long subnetPrefix, long interfaceId) {
         return HexFormat.of().formatHex(toBytes());
     }
 
-    /** The GID written as an IPv6 address, as rdma tools print it ({@code fe80::2:c903:ab:cdef}). */
+    /** The GID written as an IPv6 address, e.g. {@code fe80:0:0:0:2:c903:ab:cdef}; IPv4-mapped GIDs stay IPv6. */
     public String toIpv6String() {
         try {
-            return ((Inet6Address) InetAddress.getByAddress(toBytes())).getHostAddress();
+            // Inet6Address directly: InetAddress.getByAddress turns an IPv4-mapped GID (RoCE v2) into an Inet4Address
+            return Inet6Address.getByAddress(null, toBytes(), -1).getHostAddress();
         } catch (UnknownHostException e) {
             throw new IllegalStateException("16 bytes always form an IPv6 address", e);
         }

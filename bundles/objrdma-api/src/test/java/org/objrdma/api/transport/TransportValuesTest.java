@@ -111,6 +111,9 @@ class TransportValuesTest {
         assertEquals("fe800000000000000002c90300abcdef", gid.toHex());
         assertEquals("fe80:0:0:0:2:c903:ab:cdef", gid.toIpv6String());
         assertArrayEquals(gid.toBytes(), Gid.fromBytes(gid.toBytes()).toBytes());
+        // RoCE v2: an IPv4-mapped GID must print as IPv6, not throw
+        Gid roce = new Gid(0, 0x0000ffff0a000001L);
+        assertEquals("0:0:0:0:0:ffff:a00:1", roce.toIpv6String());
         EndpointInfo.Verbs v = new EndpointInfo.Verbs(0xFFFFFF, 1, gid, 1, 1, Mtu.MTU_4096);
         assertEquals(TransportLevel.VERBS_RC, v.level());
         assertThrows(IllegalArgumentException.class, () -> new EndpointInfo.Verbs(1 << 24, 1, gid, 1, 1, Mtu.MTU_1024));
