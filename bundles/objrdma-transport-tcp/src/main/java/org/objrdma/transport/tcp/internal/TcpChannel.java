@@ -1,0 +1,736 @@
+package org.objrdma.transport.tcp.internal;
+
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.objrdma.api.telemetry.Counter;
+import org.objrdma.api.transport.Access;
+import org.objrdma.api.transport.BatchResult;
+import org.objrdma.api.transport.Channel;
+import org.objrdma.api.transport.ChannelOptions;
+import org.objrdma.api.transport.ChannelState;
+import org.objrdma.api.transport.Completion;
+import org.objrdma.api.transport.EndpointInfo;
+import org.objrdma.api.transport.MemoryRegion;
+import org.objrdma.api.transport.Opcode;
+import org.objrdma.api.transport.ScatterGatherEntry;
+import org.objrdma.api.transport.TransportError;
+import org.objrdma.api.transport.TransportException;
+import org.objrdma.api.transport.WcOpcode;
+import org.objrdma.api.transport.WcStatus;
+import org.objrdma.api.transport.WorkRequest;
+
+/**
+ * A channel of the TCP transport: the software twin of an RC queue pair, carried by one TCP connection.
+ *
+ * <p><b>Connecting.</b> {@link #connect} dials the peer's memory agent and authenticates with the peer
+ * channel's key. A channel in INIT also accepts an authenticated inbound connection by itself; that is what
+ * lets a side that only registered memory and opened a channel be driven one-sidedly (the cuObject flow:
+ * the server connects to the client's channel and WRITEs/READs its memory; the client never calls
+ * connect). When both sides call connect (RC shape), the side that is already connected by the peer's dial
+ * just checks that the endpoint names that peer; when both dial at once, the side whose
+ * {@link PeerIdentity} sorts lower keeps its dial and the other waits for it, so there is always exactly one
+ * connection.
+ *
+ * <p><b>Completions</b> are delivered in posting order, as a verbs send queue does: a request that finished
+ * early waits for the older ones. Any failure puts the channel in ERROR before its completion is delivered;
+ * the connection is then cut and every unfinished request is flushed once the connection's threads have
+ * stopped, so memory named by a flushed request is no longer touched when its completion arrives.
+ */
+final class TcpChannel implements Channel {
+
+    private enum Phase { INIT, DIALING, CONNECTED, ERROR, CLOSED }
+
+    private final TcpTransport transport;
+    private final long id;
+    private final byte[] key;
+    private final ChannelOptions options;
+    private final EndpointInfo.Tcp localEndpoint;
+    private final PeerIdentity self;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private volatile Phase phase = Phase.INIT;
+    private EndpointInfo.Tcp remoteEndpoint;
+    private PeerIdentity peer;
+    private PeerIdentity dialTarget;
+    private TcpConnection connection;
+    private long nextSeq = 1;
+    private final ArrayDeque<SendOp> sendQueue = new ArrayDeque<>();
+    private final ArrayDeque<RecvOp> recvQueue = new ArrayDeque<>();
+    /** The receive a peer's SEND or WRITE_WITH_IMM is filling right now, taken off {@link #recvQueue}. */
+    private RecvOp activeRecv;
+
+    /** Requests on the wire by sequence number, for the reader thread. */
+    private final Map<Long, SendOp> inFlight = new ConcurrentHashMap<>();
+    private final ConcurrentLinkedQueue<Completion> completions = new ConcurrentLinkedQueue<>();
+    private final CompletionSink pollQueue = completions::add;
+
+    TcpChannel(TcpTransport transport, long id, byte[] key, ChannelOptions options) {
+        this.transport = transport;
+        this.id = id;
+        this.key = key;
+        this.options = options;
+        this.localEndpoint = new EndpointInfo.Tcp(transport.agentAddress(), id, key);
+        this.self = new PeerIdentity(transport.agentAddress(), id);
+    }
+
+    byte[] key() {
+        return key;
+    }
+
+    ChannelOptions options() {
+        return options;
+    }
+
+    TcpTransport transport() {
+        return transport;
+    }
+
+    @Override
+    public long id() {
+        return id;
+    }
+
+    @Override
+    public String transportName() {
+        return transport.name();
+    }
+
+    @Override
+    public EndpointInfo localEndpoint() {
+        return localEndpoint;
+    }
+
+    @Override
+    public EndpointInfo remoteEndpoint() {
+        lock.lock();
+        try {
+            return remoteEndpoint;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public ChannelState state() {
+        return switch (phase) {
+            case INIT, DIALING -> ChannelState.INIT;
+            case CONNECTED -> ChannelState.CONNECTED;
+            case ERROR -> ChannelState.ERROR;
+            case CLOSED -> ChannelState.CLOSED;
+        };
+    }
+
+    /** True once the channel can carry no more work (ERROR or CLOSED). */
+    boolean isFailed() {
+        Phase p = phase;
+        return p == Phase.ERROR || p == Phase.CLOSED;
+    }
+
+    /** Who is connected on the other end, or null. */
+    PeerIdentity peer() {
+        lock.lock();
+        try {
+            return peer;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------ connecting
+
+    @Override
+    public void connect(EndpointInfo remote) throws TransportException {
+        if (!(remote instanceof EndpointInfo.Tcp target)) {
+            throw new TransportException(TransportError.INVALID_ARGUMENT,
+                    "the TCP transport connects only to EndpointInfo.Tcp, got " + remote);
+        }
+        PeerIdentity wanted = new PeerIdentity(target.address(), target.channelId());
+        if (wanted.equals(self)) {
+            throw new TransportException(TransportError.INVALID_ARGUMENT, "a channel cannot connect to itself");
+        }
+        lock.lock();
+        try {
+            switch (phase) {
+                case CONNECTED -> {
+                    // the peer dialed us first: fine if the control plane names that same peer
+                    if (wanted.equals(peer) && remoteEndpoint == null) {
+                        remoteEndpoint = target;
+                        return;
+                    }
+                    throw new TransportException(TransportError.WRONG_STATE,
+                            "channel " + id + " is already connected to " + peer);
+                }
+                case INIT -> {
+                    phase = Phase.DIALING;
+                    dialTarget = wanted;
+                }
+                default -> throw new TransportException(TransportError.WRONG_STATE,
+                        "channel " + id + " cannot connect in state " + phase);
+            }
+        } finally {
+            lock.unlock();
+        }
+
+        long deadline = System.nanoTime() + options.connectTimeout().toNanos();
+        MemoryAgent.DialResult result;
+        try {
+            result = transport.agent().dial(target, self, deadline);
+        } catch (TransportException e) {
+            lock.lock();
+            try {
+                if (phase == Phase.DIALING) {
+                    phase = Phase.INIT; // a refused connect changes nothing
+                    dialTarget = null;
+                }
+                changed.signalAll();
+            } finally {
+                lock.unlock();
+            }
+            throw e;
+        }
+
+        if (result.socket() != null) {
+            TcpConnection started = null;
+            lock.lock();
+            try {
+                if (phase == Phase.DIALING) {
+                    started = attachLocked(result.socket(), wanted);
+                    remoteEndpoint = target;
+                }
+            } finally {
+                lock.unlock();
+            }
+            if (started == null) {
+                TcpTransport.closeQuietly(result.socket());
+                throw new TransportException(TransportError.WRONG_STATE,
+                        "channel " + id + " left INIT while connecting (now " + phase + ")");
+            }
+            started.start();
+            return;
+        }
+
+        // crossed dials: the peer sorts lower, its dial to us wins; wait for it to arrive
+        lock.lock();
+        try {
+            while (phase == Phase.DIALING) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    phase = Phase.INIT;
+                    dialTarget = null;
+                    throw new TransportException(TransportError.TIMEOUT, "peer " + wanted
+                            + " dialed too but its connection did not arrive within " + options.connectTimeout());
+                }
+                changed.awaitNanos(left);
+            }
+            if (phase == Phase.CONNECTED && wanted.equals(peer)) {
+                remoteEndpoint = target;
+                return;
+            }
+            throw new TransportException(TransportError.WRONG_STATE,
+                    "channel " + id + " left INIT while connecting (now " + phase + ")");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            if (phase == Phase.DIALING) {
+                phase = Phase.INIT;
+                dialTarget = null;
+            }
+            throw new TransportException(TransportError.CONNECT_FAILED, "interrupted while connecting", e);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * An authenticated inbound connection from {@code dialer}: decides under the lock whether it becomes this
+     * channel's connection. Returns the wire reply; on {@link Wire#REPLY_OK} {@code attached[0]} holds the
+     * new, not yet started connection, which the agent starts after sending the reply.
+     */
+    byte acceptInbound(SocketChannel socket, PeerIdentity dialer, TcpConnection[] attached) {
+        lock.lock();
+        try {
+            switch (phase) {
+                case INIT -> {
+                    attached[0] = attachLocked(socket, dialer);
+                    return Wire.REPLY_OK;
+                }
+                case DIALING -> {
+                    if (!dialer.equals(dialTarget)) {
+                        return Wire.REPLY_BUSY;
+                    }
+                    if (self.compareTo(dialer) < 0) {
+                        return Wire.REPLY_CROSSED; // our own dial wins
+                    }
+                    attached[0] = attachLocked(socket, dialer);
+                    changed.signalAll();
+                    return Wire.REPLY_OK;
+                }
+                case CONNECTED -> {
+                    // the dials crossed and ours already won: the dialer holds that connection and waits for it
+                    return dialer.equals(peer) ? Wire.REPLY_CROSSED : Wire.REPLY_BUSY;
+                }
+                default -> {
+                    return Wire.REPLY_BUSY;
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private TcpConnection attachLocked(SocketChannel socket, PeerIdentity who) {
+        TcpConnection c = transport.newConnection(this, socket, who);
+        connection = c;
+        peer = who;
+        dialTarget = null;
+        phase = Phase.CONNECTED;
+        return c;
+    }
+
+    // ------------------------------------------------------------------ posting
+
+    @Override
+    public void post(WorkRequest request) throws TransportException {
+        checkShape(request);
+        List<Runnable> deliveries = new ArrayList<>(1);
+        TcpConnection toAbort;
+        lock.lock();
+        try {
+            checkPostable(request.opcode() == Opcode.RECV ? 0 : 1, request.opcode() == Opcode.RECV ? 1 : 0);
+            toAbort = postLocked(request, pollQueue, deliveries);
+        } finally {
+            lock.unlock();
+        }
+        finishPost(deliveries, toAbort);
+    }
+
+    @Override
+    public int poll(Completion[] out) {
+        int n = 0;
+        while (n < out.length) {
+            Completion c = completions.poll();
+            if (c == null) {
+                break;
+            }
+            out[n++] = c;
+        }
+        return n;
+    }
+
+    @Override
+    public CompletableFuture<BatchResult> submit(List<WorkRequest> requests, Duration timeout) {
+        try {
+            if (requests == null || timeout == null) {
+                throw new TransportException(TransportError.INVALID_ARGUMENT, "requests and timeout are required");
+            }
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new TransportException(TransportError.INVALID_ARGUMENT, "timeout must be positive: " + timeout);
+            }
+            List<WorkRequest> signaled = new ArrayList<>(requests.size());
+            int sends = 0;
+            for (WorkRequest r : requests) {
+                checkShape(r);
+                if (r.opcode() != Opcode.RECV) {
+                    sends++;
+                }
+                // every request of a batch is signaled: its completion fills its slot
+                signaled.add(r.signaled() ? r : new WorkRequest(r.wrId(), r.opcode(), r.sgList(), r.remoteAddress(),
+                        r.rkey(), r.immediate(), true));
+            }
+            if (signaled.isEmpty()) {
+                return CompletableFuture.completedFuture(new BatchResult(List.of(), false));
+            }
+            Batch batch = new Batch(signaled);
+            List<Runnable> deliveries = new ArrayList<>();
+            TcpConnection toAbort = null;
+            lock.lock();
+            try {
+                checkPostable(sends, signaled.size() - sends);
+                for (int i = 0; i < signaled.size(); i++) {
+                    TcpConnection a = postLocked(signaled.get(i), batch.slot(i), deliveries);
+                    toAbort = toAbort != null ? toAbort : a;
+                }
+            } finally {
+                lock.unlock();
+            }
+            batch.deadline(transport.schedule(() -> batch.expire(
+                    () -> enterError(EndCause.LOCAL_ERROR, "batch missed its deadline of " + timeout)), timeout));
+            finishPost(deliveries, toAbort);
+            return batch.future();
+        } catch (TransportException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** Refusals that need no state: SGE count, foreign or closed-over regions. */
+    private void checkShape(WorkRequest request) throws TransportException {
+        if (request == null) {
+            throw new TransportException(TransportError.INVALID_ARGUMENT, "request is null");
+        }
+        if (request.sgList().size() > options.maxSge()) {
+            throw new TransportException(TransportError.INVALID_ARGUMENT, "request " + request.wrId() + " has "
+                    + request.sgList().size() + " scatter-gather entries, the channel allows " + options.maxSge());
+        }
+        for (ScatterGatherEntry e : request.sgList()) {
+            MemoryRegion r = e.region();
+            if (!(r instanceof TcpRegion tr) || tr.transport() != transport) {
+                throw new TransportException(TransportError.INVALID_ARGUMENT, "request " + request.wrId()
+                        + " names a region of another transport: " + r);
+            }
+        }
+    }
+
+    /** Refusals that depend on state: closed, not connected, queue full. Nothing is queued if one applies. */
+    private void checkPostable(int sends, int recvs) throws TransportException {
+        Phase p = phase;
+        if (p == Phase.CLOSED) {
+            throw new TransportException(TransportError.CLOSED, "channel " + id + " is closed");
+        }
+        if (sends > 0 && (p == Phase.INIT || p == Phase.DIALING)) {
+            throw new TransportException(TransportError.WRONG_STATE,
+                    "channel " + id + " is not connected: only receives may be posted before connect");
+        }
+        if (sendQueue.size() + sends > options.sendQueueDepth()) {
+            throw new TransportException(TransportError.RESOURCE_EXHAUSTED, "send queue of channel " + id
+                    + " holds " + sendQueue.size() + " of " + options.sendQueueDepth() + "; " + sends + " more do not fit");
+        }
+        int posted = recvQueue.size() + (activeRecv == null ? 0 : 1);
+        if (posted + recvs > options.recvQueueDepth()) {
+            throw new TransportException(TransportError.RESOURCE_EXHAUSTED, "receive queue of channel " + id
+                    + " holds " + posted + " of " + options.recvQueueDepth() + "; " + recvs + " more do not fit");
+        }
+    }
+
+    /**
+     * Queues one request (checks passed). Returns the connection to cut if the request failed a local
+     * protection check (the caller cuts it outside the lock).
+     */
+    private TcpConnection postLocked(WorkRequest request, CompletionSink sink, List<Runnable> deliveries) {
+        boolean localOk = localAccessOk(request);
+        if (request.opcode() == Opcode.RECV) {
+            RecvOp recv = new RecvOp(request, sink);
+            if (phase == Phase.ERROR) {
+                deliveries.add(flushRecv(recv));
+                return null;
+            }
+            if (!localOk) {
+                phase = Phase.ERROR;
+                deliveries.add(deliverRecv(recv, new Completion(request.wrId(), WcStatus.LOC_PROT_ERR,
+                        WcOpcode.RECV, 0, false, 0, EndCause.LOCAL_ERROR.vendorCode())));
+                return errorLocked(EndCause.LOCAL_ERROR, deliveries);
+            }
+            recvQueue.add(recv);
+            changed.signalAll();
+            return null;
+        }
+        SendOp op = new SendOp(nextSeq++, request, sink);
+        sendQueue.add(op);
+        if (phase == Phase.ERROR) {
+            op.done = true;
+            op.status = WcStatus.WR_FLUSH_ERR;
+            collectDeliverable(deliveries);
+            return null;
+        }
+        if (!localOk) {
+            phase = Phase.ERROR;
+            op.done = true;
+            op.status = WcStatus.LOC_PROT_ERR;
+            op.vendorError = EndCause.LOCAL_ERROR.vendorCode();
+            TcpConnection c = errorLocked(EndCause.LOCAL_ERROR, deliveries);
+            collectDeliverable(deliveries);
+            return c;
+        }
+        inFlight.put(op.seq, op);
+        connection.send(op);
+        return null;
+    }
+
+    /** Local memory the request uses is still registered, and writable where the request writes it. */
+    private static boolean localAccessOk(WorkRequest request) {
+        boolean writes = request.opcode() == Opcode.READ || request.opcode() == Opcode.RECV;
+        for (ScatterGatherEntry e : request.sgList()) {
+            TcpRegion r = (TcpRegion) e.region();
+            if (!r.isOpen() || (writes && !r.allows(Access.LOCAL_WRITE))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private void finishPost(List<Runnable> deliveries, TcpConnection toAbort) {
+        if (toAbort != null) {
+            toAbort.abort(EndCause.LOCAL_ERROR);
+        }
+        deliveries.forEach(Runnable::run);
+    }
+
+    // ------------------------------------------------------------------ errors and completion
+
+    /**
+     * Puts the channel in ERROR for a local reason (batch deadline, local protection error): the connection is
+     * cut and every unfinished request flushed once its threads stopped.
+     */
+    void enterError(EndCause cause, String why) {
+        List<Runnable> deliveries = new ArrayList<>();
+        TcpConnection c;
+        lock.lock();
+        try {
+            if (phase == Phase.CLOSED) {
+                return;
+            }
+            if (phase != Phase.ERROR) {
+                TcpTransport.LOG.debug("channel {} in error: {}", id, why);
+            }
+            phase = Phase.ERROR;
+            c = errorLocked(cause, deliveries);
+        } finally {
+            lock.unlock();
+        }
+        finishPost(deliveries, c);
+    }
+
+    /**
+     * With the phase already ERROR or CLOSED: returns the connection to cut, or — when there is none — flushes
+     * everything at once.
+     */
+    private TcpConnection errorLocked(EndCause cause, List<Runnable> deliveries) {
+        dialTarget = null;
+        changed.signalAll();
+        if (connection != null) {
+            return connection;
+        }
+        flushAllLocked(cause, deliveries);
+        return null;
+    }
+
+    /** The peer's side is being refused (we sent a negative acknowledgement): no new work from here on. */
+    void markRefusing() {
+        lock.lock();
+        try {
+            if (phase == Phase.CONNECTED) {
+                phase = Phase.ERROR;
+            }
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The request on the wire with {@code seq}, or null. Reader thread. */
+    SendOp inFlight(long seq) {
+        return inFlight.get(seq);
+    }
+
+    /** Ends {@code op} with {@code status}; a failure puts the channel in ERROR first. */
+    void finish(SendOp op, WcStatus status, int vendorError) {
+        List<Runnable> deliveries = new ArrayList<>(2);
+        lock.lock();
+        try {
+            if (op.done) {
+                return;
+            }
+            op.done = true;
+            op.status = status;
+            op.vendorError = vendorError;
+            if (!status.isSuccess() && phase != Phase.CLOSED) {
+                phase = Phase.ERROR;
+                changed.signalAll();
+            }
+            collectDeliverable(deliveries);
+        } finally {
+            lock.unlock();
+        }
+        deliveries.forEach(Runnable::run);
+    }
+
+    /** Moves every finished request at the head of the send queue out, in order. */
+    private void collectDeliverable(List<Runnable> deliveries) {
+        while (!sendQueue.isEmpty() && sendQueue.peekFirst().done) {
+            SendOp op = sendQueue.pollFirst();
+            inFlight.remove(op.seq);
+            Completion c = op.completion();
+            countCompletion(op, c);
+            if (c != null) {
+                deliveries.add(() -> op.sink.accept(c));
+            }
+        }
+    }
+
+    private void countCompletion(SendOp op, Completion c) {
+        var t = transport.telemetry();
+        if (op.status.isSuccess()) {
+            t.increment(Counter.TRANSPORT_OPS_COMPLETED);
+            switch (op.request.opcode()) {
+                case WRITE, WRITE_WITH_IMM -> t.add(Counter.TRANSPORT_BYTES_WRITTEN, op.length);
+                case READ -> t.add(Counter.TRANSPORT_BYTES_READ, op.length);
+                default -> {
+                    // SEND bytes have no counter of their own
+                }
+            }
+        } else {
+            t.increment(Counter.TRANSPORT_OPS_FAILED);
+        }
+    }
+
+    /** Unfinished requests: the oldest gets the cause's status, the rest WR_FLUSH_ERR; receives flushed. */
+    private void flushAllLocked(EndCause cause, List<Runnable> deliveries) {
+        boolean head = true;
+        for (SendOp op : sendQueue) {
+            if (!op.done) {
+                op.done = true;
+                op.status = head ? cause.headStatus() : WcStatus.WR_FLUSH_ERR;
+                op.vendorError = cause.vendorCode();
+                head = false;
+            }
+        }
+        collectDeliverable(deliveries);
+        if (activeRecv != null) {
+            deliveries.add(flushRecv(activeRecv));
+            activeRecv = null;
+        }
+        while (!recvQueue.isEmpty()) {
+            deliveries.add(flushRecv(recvQueue.pollFirst()));
+        }
+    }
+
+    private Runnable flushRecv(RecvOp recv) {
+        return deliverRecv(recv, Completion.failure(recv.request.wrId(), WcStatus.WR_FLUSH_ERR, WcOpcode.RECV));
+    }
+
+    private Runnable deliverRecv(RecvOp recv, Completion c) {
+        transport.telemetry().increment(c.isSuccess() ? Counter.TRANSPORT_OPS_COMPLETED : Counter.TRANSPORT_OPS_FAILED);
+        return () -> recv.sink.accept(c);
+    }
+
+    /**
+     * Takes the oldest posted receive for a peer's SEND or WRITE_WITH_IMM, waiting up to {@code wait} for one
+     * (receiver not ready). Null if none came or the channel failed. Reader thread.
+     */
+    RecvOp takeRecv(Duration wait) throws InterruptedException {
+        long deadline = System.nanoTime() + wait.toNanos();
+        lock.lock();
+        try {
+            while (recvQueue.isEmpty()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || phase != Phase.CONNECTED) {
+                    return null;
+                }
+                changed.awaitNanos(left);
+            }
+            if (phase != Phase.CONNECTED) {
+                return null;
+            }
+            activeRecv = recvQueue.pollFirst();
+            return activeRecv;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Ends the receive taken by {@link #takeRecv}; a failure puts the channel in ERROR first. Reader thread. */
+    void completeRecv(RecvOp recv, Completion c) {
+        Runnable delivery;
+        lock.lock();
+        try {
+            if (activeRecv != recv) {
+                return; // flushed meanwhile
+            }
+            activeRecv = null;
+            if (!c.isSuccess() && phase != Phase.CLOSED) {
+                phase = Phase.ERROR;
+                changed.signalAll();
+            }
+            delivery = deliverRecv(recv, c);
+        } finally {
+            lock.unlock();
+        }
+        delivery.run();
+    }
+
+    /** The connection's threads have both stopped: flush what is left. */
+    void connectionEnded(TcpConnection ended, EndCause cause) {
+        List<Runnable> deliveries = new ArrayList<>();
+        lock.lock();
+        try {
+            if (connection != ended) {
+                return;
+            }
+            connection = null;
+            if (phase == Phase.CONNECTED) {
+                phase = Phase.ERROR;
+                TcpTransport.LOG.debug("channel {} in error: {}", id, cause.text());
+            }
+            flushAllLocked(cause, deliveries);
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        deliveries.forEach(Runnable::run);
+    }
+
+    @Override
+    public void close() {
+        TcpConnection c;
+        List<Runnable> deliveries = new ArrayList<>();
+        lock.lock();
+        try {
+            if (phase == Phase.CLOSED) {
+                return;
+            }
+            phase = Phase.CLOSED;
+            dialTarget = null;
+            changed.signalAll();
+            c = connection;
+            if (c == null) {
+                flushAllLocked(EndCause.LOCAL_CLOSE, deliveries);
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (c != null) {
+            c.abort(EndCause.LOCAL_CLOSE);
+            // flushed completions must mean "no longer touched": wait for the threads, unless we are one
+            if (!c.isOwnThread(Thread.currentThread())
+                    && !c.awaitEnded(transport.settings().shutdownTimeout().toNanos())) {
+                TcpTransport.LOG.warn("channel {}: connection threads did not stop within {}; flushing anyway",
+                        id, transport.settings().shutdownTimeout());
+                connectionEnded(c, EndCause.LOCAL_CLOSE);
+            }
+        }
+        deliveries.forEach(Runnable::run);
+        transport.channelClosed(this);
+    }
+
+    /** Waits until the phase is no longer {@code from}; for tests and the transport's shutdown. */
+    boolean awaitPhaseChange(long nanos) throws InterruptedException {
+        lock.lock();
+        try {
+            Phase from = phase;
+            long deadline = System.nanoTime() + nanos;
+            while (phase == from) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                changed.awaitNanos(left);
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "TcpChannel[" + id + " " + phase + (peer == null ? "" : " to " + peer) + "]";
+    }
+}

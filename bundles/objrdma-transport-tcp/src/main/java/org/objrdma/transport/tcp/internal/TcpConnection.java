@@ -1,0 +1,745 @@
+package org.objrdma.transport.tcp.internal;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayDeque;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.objrdma.api.telemetry.Counter;
+import org.objrdma.api.transport.Access;
+import org.objrdma.api.transport.Completion;
+import org.objrdma.api.transport.Opcode;
+import org.objrdma.api.transport.WcOpcode;
+import org.objrdma.api.transport.WcStatus;
+
+/**
+ * The one TCP connection of a connected {@link TcpChannel}, with its two threads.
+ *
+ * <p><b>Threads.</b> A reader thread reads frames and acts as the NIC's responder: it checks rkey, access and
+ * bounds, reads WRITE and SEND payloads straight from the socket into the registered memory (a
+ * {@code ByteBuffer} view of the segment, no intermediate copy), and completes our own requests from the
+ * peer's acknowledgements. A writer thread sends everything: our requests and their payloads (gathering
+ * writes of header and registered memory), acknowledgements, READ responses and pings. The reader never
+ * writes to the socket, so two peers serving each other's large READs cannot deadlock with full socket
+ * buffers; it only queues work for the writer. Blocking sockets with dedicated platform threads keep the
+ * data path free of selector hand-offs: each byte is moved by one system call into its final place.
+ *
+ * <p><b>Ending.</b> The first cause recorded wins ({@link #abort}); closing the socket wakes both threads, and
+ * when the second one stops the channel flushes its unfinished work with that cause.
+ */
+final class TcpConnection {
+
+    /** What the writer sends. Control items go out between payload frames; data items one at a time. */
+    private sealed interface Outbound permits Ack, Ping, Stop, SendRequest, ReadResponse {
+    }
+
+    private record Ack(long seq, WcStatus status, boolean refusal) implements Outbound {
+    }
+
+    private record Ping() implements Outbound {
+    }
+
+    private record Stop() implements Outbound {
+    }
+
+    private record SendRequest(SendOp op) implements Outbound {
+    }
+
+    private record ReadResponse(long seq, TcpRegion region, long offset, long length) implements Outbound {
+    }
+
+    private static final Ping PING = new Ping();
+    private static final Stop STOP = new Stop();
+    private static final int SKIP_BUFFER = 64 * 1024;
+
+    private final TcpTransport transport;
+    private final TcpChannel channel;
+    private final SocketChannel socket;
+    private final PeerIdentity peer;
+    private final int frameSize;
+    private final Thread reader;
+    private final Thread writer;
+
+    private final LinkedBlockingQueue<Outbound> outbox = new LinkedBlockingQueue<>();
+    private final AtomicReference<EndCause> endCause = new AtomicReference<>();
+    private final AtomicInteger runningThreads = new AtomicInteger(2);
+    private final CountDownLatch ended = new CountDownLatch(1);
+    private final AtomicBoolean started = new AtomicBoolean();
+    private final AtomicBoolean pingQueued = new AtomicBoolean();
+    /** Peer READs queued for the writer; bounded by max.queue.depth. */
+    private final AtomicInteger queuedReads = new AtomicInteger();
+
+    private volatile long lastReceived = System.nanoTime();
+    private volatile long lastSent = System.nanoTime();
+    /** The reader waits for a local receive to be posted: the peer's silence is not its fault then. */
+    private volatile boolean readerWaitingLocally;
+    /** After we refused a peer request: everything that arrives is read and dropped until the peer hangs up. */
+    private volatile long refusingSince;
+    private volatile boolean refusing;
+    /** Regions whose lease the reader / writer holds right now (for region close escalation). */
+    private volatile TcpRegion readerRegion;
+    private volatile TcpRegion writerRegion;
+
+    // reader-thread state: the peer request whose payload is arriving
+    private long inboundSeq;
+    private Opcode inboundOp;
+    private long inboundLength;
+    private long inboundRemaining;
+    private MemoryCursor inboundTarget;
+    private boolean inboundIntoRemoteRegion;
+    private RecvOp inboundRecv;
+    private boolean inboundHasImmediate;
+    private int inboundImmediate;
+    private boolean inboundActive;
+
+    TcpConnection(TcpTransport transport, TcpChannel channel, SocketChannel socket, PeerIdentity peer) {
+        this.transport = transport;
+        this.channel = channel;
+        this.socket = socket;
+        this.peer = peer;
+        this.frameSize = transport.settings().frameSize();
+        String base = transport.threadPrefix() + "-ch" + channel.id();
+        this.reader = Thread.ofPlatform().daemon().name(base + "-reader").unstarted(this::readLoop);
+        this.writer = Thread.ofPlatform().daemon().name(base + "-writer").unstarted(this::writeLoop);
+    }
+
+    /** Starts both threads; call once, after the handshake reply went out. */
+    void start() {
+        if (started.compareAndSet(false, true)) {
+            lastReceived = System.nanoTime();
+            lastSent = lastReceived;
+            reader.start();
+            writer.start();
+        }
+    }
+
+    PeerIdentity peer() {
+        return peer;
+    }
+
+    TcpChannel channel() {
+        return channel;
+    }
+
+    boolean isOwnThread(Thread t) {
+        return t == reader || t == writer;
+    }
+
+    /** True if a thread of this connection holds a lease on {@code region} right now. */
+    boolean touches(TcpRegion region) {
+        return readerRegion == region || writerRegion == region;
+    }
+
+    /** Queues a posted request for the writer. */
+    void send(SendOp op) {
+        outbox.add(new SendRequest(op));
+    }
+
+    /** Ends the connection; the first cause given wins. Idempotent, never blocks on the threads. */
+    void abort(EndCause cause) {
+        endCause.compareAndSet(null, cause);
+        TcpTransport.closeQuietly(socket);
+        outbox.add(STOP);
+        if (!started.get()) {
+            start(); // the threads see the closed socket and stop at once; the channel then flushes
+        }
+    }
+
+    boolean awaitEnded(long nanos) {
+        try {
+            return ended.await(nanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return ended.getCount() == 0;
+        }
+    }
+
+    /** Keepalive: called by the transport's timer. */
+    void tick(long now) {
+        var s = transport.settings();
+        if (refusing) {
+            if (now - refusingSince > s.keepaliveTimeout().toNanos()) {
+                abort(EndCause.REFUSED_PEER); // the peer never hung up after our refusal
+            }
+            return;
+        }
+        if (now - lastSent >= s.keepaliveInterval().toNanos() && pingQueued.compareAndSet(false, true)) {
+            outbox.add(PING);
+        }
+        if (!readerWaitingLocally && now - lastReceived > s.keepaliveTimeout().toNanos()) {
+            TcpTransport.LOG.info("channel {}: nothing from {} for {} ms, declaring it gone", channel.id(), peer,
+                    TimeUnit.NANOSECONDS.toMillis(now - lastReceived));
+            abort(EndCause.KEEPALIVE_TIMEOUT);
+        }
+    }
+
+    private void threadEnded() {
+        if (runningThreads.decrementAndGet() == 0) {
+            EndCause cause = endCause.get();
+            channel.connectionEnded(this, cause == null ? EndCause.LOCAL_CLOSE : cause);
+            transport.connectionEnded(this);
+            ended.countDown();
+        }
+    }
+
+    // ================================================================== reader
+
+    private final ByteBuffer inHeader = ByteBuffer.allocateDirect(Wire.HEADER_BYTES);
+    private ByteBuffer skipBuffer;
+
+    private void readLoop() {
+        try {
+            while (true) {
+                inHeader.clear();
+                if (!readHeader()) {
+                    abort(refusing ? EndCause.REFUSED_PEER : EndCause.PEER_CLOSED);
+                    return;
+                }
+                dispatch();
+            }
+        } catch (ProtocolViolation e) {
+            TcpTransport.LOG.warn("channel {}: {} from {}; closing the connection", channel.id(), e.getMessage(), peer);
+            abort(EndCause.PROTOCOL_VIOLATION);
+        } catch (ClosedChannelException e) {
+            abort(EndCause.LOCAL_CLOSE); // someone closed the socket: the cause is already recorded
+        } catch (IOException e) {
+            TcpTransport.LOG.debug("channel {}: connection to {} broke: {}", channel.id(), peer, e.toString());
+            abort(EndCause.PEER_VANISHED);
+        } catch (InterruptedException e) {
+            abort(EndCause.LOCAL_CLOSE);
+        } catch (RuntimeException | Error e) {
+            TcpTransport.LOG.error("channel {}: reader failed", channel.id(), e);
+            abort(EndCause.LOCAL_ERROR);
+        } finally {
+            readerRegion = null;
+            threadEnded();
+        }
+    }
+
+    /** Reads one header; false on a clean end of stream before its first byte. */
+    private boolean readHeader() throws IOException {
+        while (inHeader.hasRemaining()) {
+            int n = socket.read(inHeader);
+            if (n < 0) {
+                if (inHeader.position() == 0) {
+                    return false;
+                }
+                throw new EOFException("end of stream inside a frame header");
+            }
+            lastReceived = System.nanoTime();
+        }
+        return true;
+    }
+
+    private void readFully(ByteBuffer b) throws IOException {
+        while (b.hasRemaining()) {
+            if (socket.read(b) < 0) {
+                throw new EOFException("end of stream inside a frame");
+            }
+            lastReceived = System.nanoTime();
+        }
+    }
+
+    private void skip(long n) throws IOException {
+        if (skipBuffer == null) {
+            skipBuffer = ByteBuffer.allocateDirect(SKIP_BUFFER);
+        }
+        while (n > 0) {
+            skipBuffer.clear().limit((int) Math.min(SKIP_BUFFER, n));
+            readFully(skipBuffer);
+            n -= skipBuffer.limit();
+        }
+    }
+
+    private void dispatch() throws IOException, InterruptedException {
+        byte type = Wire.type(inHeader);
+        switch (type) {
+            case Wire.PING -> {
+                // liveness only; lastReceived is already updated
+            }
+            case Wire.REQUEST -> {
+                if (!refusing) {
+                    onRequest();
+                }
+            }
+            case Wire.REQUEST_DATA -> {
+                long n = dataLength();
+                if (refusing) {
+                    skip(n);
+                } else {
+                    onRequestData(Wire.seq(inHeader), n);
+                }
+            }
+            case Wire.RESPONSE_DATA -> {
+                long n = dataLength();
+                if (refusing) {
+                    skip(n);
+                } else {
+                    onResponseData(Wire.seq(inHeader), n);
+                }
+            }
+            case Wire.ACK -> {
+                if (!refusing) {
+                    onAck(Wire.seq(inHeader), Wire.status(inHeader));
+                }
+            }
+            default -> throw new ProtocolViolation("unknown frame type " + type);
+        }
+    }
+
+    private long dataLength() throws ProtocolViolation {
+        long n = Wire.length(inHeader);
+        if (n <= 0 || n > TcpSettings.MAX_FRAME) {
+            throw new ProtocolViolation("payload frame of " + n + " bytes");
+        }
+        return n;
+    }
+
+    // ------------------------------------------------------------------ responder
+
+    private void onRequest() throws IOException, InterruptedException {
+        if (inboundActive) {
+            throw new ProtocolViolation("request " + Wire.seq(inHeader) + " before the payload of " + inboundSeq);
+        }
+        long seq = Wire.seq(inHeader);
+        int code = Wire.op(inHeader);
+        long remoteAddress = Wire.remoteAddress(inHeader);
+        long length = Wire.length(inHeader);
+        int rkey = Wire.rkey(inHeader);
+        int immediate = Wire.immediate(inHeader);
+        boolean hasImmediate = (Wire.flags(inHeader) & Wire.FLAG_IMMEDIATE) != 0;
+        if (length < 0) {
+            throw new ProtocolViolation("request " + seq + " with negative length");
+        }
+        Opcode op = switch (code) {
+            case 0 -> Opcode.WRITE;
+            case 1 -> Opcode.WRITE_WITH_IMM;
+            case 2 -> Opcode.SEND;
+            case 3 -> Opcode.SEND_WITH_IMM;
+            case 4 -> Opcode.READ;
+            default -> throw new ProtocolViolation("request " + seq + " with unknown opcode " + code);
+        };
+        switch (op) {
+            case WRITE, WRITE_WITH_IMM -> {
+                TcpRegion target = checkRemote(remoteAddress, rkey, length, Access.REMOTE_WRITE);
+                if (target == null && length > 0) {
+                    refuse(seq, WcStatus.REM_ACCESS_ERR);
+                    return;
+                }
+                RecvOp recv = null;
+                if (op == Opcode.WRITE_WITH_IMM) {
+                    recv = takeRecv();
+                    if (recv == null) {
+                        refuse(seq, WcStatus.RNR_RETRY_EXC_ERR);
+                        return;
+                    }
+                }
+                MemoryCursor cursor = length == 0 ? null
+                        : MemoryCursor.range(target, remoteAddress - target.address(), length);
+                beginInbound(seq, op, length, cursor, true, recv, hasImmediate, immediate);
+            }
+            case SEND, SEND_WITH_IMM -> {
+                RecvOp recv = takeRecv();
+                if (recv == null) {
+                    refuse(seq, WcStatus.RNR_RETRY_EXC_ERR);
+                    return;
+                }
+                if (recv.capacity < length) {
+                    channel.completeRecv(recv, new Completion(recv.request.wrId(), WcStatus.LOC_LEN_ERR,
+                            WcOpcode.RECV, 0, false, 0, 0));
+                    refuse(seq, WcStatus.REM_INV_REQ_ERR);
+                    return;
+                }
+                MemoryCursor cursor = length == 0 ? null : MemoryCursor.over(recv.request.sgList());
+                beginInbound(seq, op, length, cursor, false, recv, hasImmediate, immediate);
+            }
+            case READ -> {
+                TcpRegion source = checkRemote(remoteAddress, rkey, length, Access.REMOTE_READ);
+                if (source == null && length > 0) {
+                    refuse(seq, WcStatus.REM_ACCESS_ERR);
+                    return;
+                }
+                if (queuedReads.incrementAndGet() > transport.settings().maxQueueDepth()) {
+                    queuedReads.decrementAndGet();
+                    refuse(seq, WcStatus.REM_INV_REQ_ERR);
+                    return;
+                }
+                if (length == 0) {
+                    queuedReads.decrementAndGet();
+                    outbox.add(new Ack(seq, WcStatus.SUCCESS, false));
+                } else {
+                    outbox.add(new ReadResponse(seq, source, remoteAddress - source.address(), length));
+                }
+            }
+            default -> throw new ProtocolViolation("request " + seq + " with opcode " + op);
+        }
+    }
+
+    /**
+     * The registered region {@code rkey} names if it is open, allows {@code access} and holds
+     * {@code [address, address + length)}; else null. A zero-length request touches no memory and, as in
+     * verbs, is not checked.
+     */
+    private TcpRegion checkRemote(long address, int rkey, long length, Access access) {
+        if (length == 0) {
+            return null;
+        }
+        TcpRegion r = transport.regionByRkey(rkey);
+        if (r == null || !r.isOpen() || !r.allows(access) || !r.contains(address, length)) {
+            transport.telemetry().increment(Counter.TRANSPORT_REMOTE_ACCESS_DENIED);
+            TcpTransport.LOG.debug("channel {}: refused {} of {} bytes at 0x{} rkey {} from {}: {}", channel.id(),
+                    access, length, Long.toHexString(address), Integer.toUnsignedString(rkey, 16), peer,
+                    r == null || !r.isOpen() ? "no such region" : !r.allows(access) ? "access" : "bounds");
+            return null;
+        }
+        return r;
+    }
+
+    private RecvOp takeRecv() throws InterruptedException {
+        readerWaitingLocally = true;
+        try {
+            return channel.takeRecv(transport.settings().rnrWait());
+        } finally {
+            lastReceived = System.nanoTime(); // the wait was ours, not the peer's silence
+            readerWaitingLocally = false;
+        }
+    }
+
+    private void beginInbound(long seq, Opcode op, long length, MemoryCursor target, boolean remoteRegion,
+                              RecvOp recv, boolean hasImmediate, int immediate) {
+        inboundSeq = seq;
+        inboundOp = op;
+        inboundLength = length;
+        inboundRemaining = length;
+        inboundTarget = target;
+        inboundIntoRemoteRegion = remoteRegion;
+        inboundRecv = recv;
+        inboundHasImmediate = hasImmediate;
+        inboundImmediate = immediate;
+        inboundActive = true;
+        if (length == 0) {
+            finishInbound();
+        }
+    }
+
+    private void onRequestData(long seq, long n) throws IOException {
+        if (!inboundActive || seq != inboundSeq || n > inboundRemaining) {
+            throw new ProtocolViolation("payload frame for request " + seq + " of " + n + " bytes unexpected");
+        }
+        if (!receiveInto(inboundTarget, n)) {
+            inboundActive = false;
+            if (inboundIntoRemoteRegion) {
+                // the region was closed while the payload arrived: nothing is reported as placed
+                transport.telemetry().increment(Counter.TRANSPORT_REMOTE_ACCESS_DENIED);
+                refuse(seq, WcStatus.REM_ACCESS_ERR);
+            } else {
+                channel.completeRecv(inboundRecv, new Completion(inboundRecv.request.wrId(), WcStatus.LOC_PROT_ERR,
+                        WcOpcode.RECV, 0, false, 0, 0));
+                refuse(seq, WcStatus.REM_OP_ERR);
+            }
+            return;
+        }
+        inboundRemaining -= n;
+        if (inboundRemaining == 0) {
+            finishInbound();
+        }
+    }
+
+    private void finishInbound() {
+        inboundActive = false;
+        if (inboundRecv != null) {
+            WcOpcode opcode = inboundOp == Opcode.WRITE_WITH_IMM ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV;
+            channel.completeRecv(inboundRecv, new Completion(inboundRecv.request.wrId(), WcStatus.SUCCESS, opcode,
+                    inboundLength, inboundHasImmediate, inboundHasImmediate ? inboundImmediate : 0, 0));
+            inboundRecv = null;
+        }
+        // acknowledged only now: the requester reports success only for bytes that are in place
+        outbox.add(new Ack(inboundSeq, WcStatus.SUCCESS, false));
+    }
+
+    /**
+     * Reads {@code n} payload bytes straight into the memory under {@code cursor}, one lease per piece. If a
+     * region is closed on the way, the rest of the bytes are read and dropped (the stream stays in step) and
+     * false is returned.
+     */
+    private boolean receiveInto(MemoryCursor cursor, long n) throws IOException {
+        while (n > 0) {
+            TcpRegion region = cursor.region();
+            long k = Math.min(n, Math.min(cursor.pieceRemaining(), TcpSettings.MAX_FRAME));
+            if (!region.acquire()) {
+                skip(n);
+                return false;
+            }
+            readerRegion = region;
+            try {
+                readFully(region.segment().asSlice(cursor.regionOffset(), k).asByteBuffer());
+            } catch (IllegalStateException e) {
+                // the owner freed the memory without closing the region first: the stream is lost
+                throw new IOException("memory of " + region + " is no longer accessible", e);
+            } finally {
+                readerRegion = null;
+                region.release();
+            }
+            cursor.advance(k);
+            n -= k;
+        }
+        return true;
+    }
+
+    /** Refuses a peer request: negative acknowledgement, channel in ERROR, drop everything until the peer hangs up. */
+    private void refuse(long seq, WcStatus status) {
+        endCause.compareAndSet(null, EndCause.REFUSED_PEER);
+        refusingSince = System.nanoTime();
+        refusing = true;
+        channel.markRefusing();
+        outbox.add(new Ack(seq, status, true));
+    }
+
+    // ------------------------------------------------------------------ requester side of the reader
+
+    private void onResponseData(long seq, long n) throws IOException {
+        SendOp op = channel.inFlight(seq);
+        if (op == null || op.readTarget == null || n > op.readTarget.remaining()) {
+            throw new ProtocolViolation("READ response frame for " + seq + " of " + n + " bytes unexpected");
+        }
+        if (!receiveInto(op.readTarget, n)) {
+            // our own destination region was closed under the READ
+            endCause.compareAndSet(null, EndCause.LOCAL_ERROR);
+            channel.finish(op, WcStatus.LOC_PROT_ERR, EndCause.LOCAL_ERROR.vendorCode());
+            abort(EndCause.LOCAL_ERROR);
+        }
+    }
+
+    private void onAck(long seq, int statusCode) throws ProtocolViolation {
+        SendOp op = channel.inFlight(seq);
+        if (op == null) {
+            throw new ProtocolViolation("acknowledgement for unknown request " + seq);
+        }
+        WcStatus status = WcStatus.fromCode(statusCode);
+        if (status.isSuccess()) {
+            if (op.readTarget != null && op.readTarget.remaining() != 0) {
+                throw new ProtocolViolation("READ " + seq + " acknowledged with " + op.readTarget.remaining()
+                        + " bytes missing");
+            }
+            channel.finish(op, WcStatus.SUCCESS, 0);
+        } else {
+            endCause.compareAndSet(null, EndCause.REFUSED_BY_PEER);
+            channel.finish(op, status, 0);
+            abort(EndCause.REFUSED_BY_PEER);
+        }
+    }
+
+    // ================================================================== writer
+
+    private final ByteBuffer outHeader = ByteBuffer.allocateDirect(Wire.HEADER_BYTES);
+    private final ByteBuffer[] gather = new ByteBuffer[2];
+
+    /** Thrown inside the writer to stop after a refusal went out or on STOP. */
+    private static final class WriterDone extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        WriterDone() {
+            super(null, null, false, false);
+        }
+    }
+
+    private void writeLoop() {
+        ArrayDeque<Outbound> waitingData = new ArrayDeque<>();
+        try {
+            while (true) {
+                Outbound item = outbox.poll();
+                if (item != null && isData(item) && !waitingData.isEmpty()) {
+                    waitingData.addLast(item); // keep data in posting order
+                    continue;
+                }
+                if (item == null) {
+                    item = waitingData.pollFirst();
+                }
+                if (item == null) {
+                    item = outbox.take();
+                }
+                if (isData(item)) {
+                    sendData(item, waitingData);
+                } else {
+                    sendControl(item);
+                }
+            }
+        } catch (WriterDone done) {
+            // normal end
+        } catch (ClosedChannelException e) {
+            abort(EndCause.LOCAL_CLOSE);
+        } catch (IOException e) {
+            TcpTransport.LOG.debug("channel {}: sending to {} failed: {}", channel.id(), peer, e.toString());
+            abort(EndCause.PEER_VANISHED);
+        } catch (InterruptedException e) {
+            abort(EndCause.LOCAL_CLOSE);
+        } catch (RuntimeException | Error e) {
+            TcpTransport.LOG.error("channel {}: writer failed", channel.id(), e);
+            abort(EndCause.LOCAL_ERROR);
+        } finally {
+            writerRegion = null;
+            threadEnded();
+        }
+    }
+
+    private static boolean isData(Outbound o) {
+        return o instanceof SendRequest || o instanceof ReadResponse;
+    }
+
+    /** Sends the control items waiting in the outbox; data items found on the way wait their turn. */
+    private void drainControl(ArrayDeque<Outbound> waitingData) throws IOException, WriterDone {
+        Outbound o;
+        while ((o = outbox.poll()) != null) {
+            if (isData(o)) {
+                waitingData.addLast(o);
+            } else {
+                sendControl(o);
+            }
+        }
+    }
+
+    private void sendControl(Outbound item) throws IOException, WriterDone {
+        switch (item) {
+            case Stop _ -> throw new WriterDone();
+            case Ping _ -> {
+                pingQueued.set(false);
+                Wire.header(outHeader, Wire.PING, 0, 0, 0, 0, 0, 0, 0, 0);
+                writeFully(outHeader);
+            }
+            case Ack a -> {
+                Wire.header(outHeader, Wire.ACK, 0, a.status().code(), 0, a.seq(), 0, 0, 0, 0);
+                writeFully(outHeader);
+                if (a.refusal()) {
+                    // nothing else goes out after a refusal; the peer hangs up when it reads it
+                    socket.shutdownOutput();
+                    throw new WriterDone();
+                }
+            }
+            default -> throw new IllegalStateException("not a control item: " + item);
+        }
+    }
+
+    private void sendData(Outbound item, ArrayDeque<Outbound> waitingData) throws IOException, WriterDone {
+        switch (item) {
+            case SendRequest s -> sendRequest(s.op(), waitingData);
+            case ReadResponse r -> sendReadResponse(r, waitingData);
+            default -> throw new IllegalStateException("not a data item: " + item);
+        }
+    }
+
+    private void sendRequest(SendOp op, ArrayDeque<Outbound> waitingData) throws IOException, WriterDone {
+        if (channel.isFailed() || op.done) {
+            return; // flushed with the rest when the connection ends
+        }
+        var r = op.request;
+        boolean imm = r.opcode().hasImmediate();
+        Wire.header(outHeader, Wire.REQUEST, r.opcode().verbsOpcode(), 0, r.immediate(), op.seq, r.remoteAddress(),
+                op.length, r.rkey(), imm ? Wire.FLAG_IMMEDIATE : 0);
+        writeFully(outHeader);
+        if (!op.carriesPayload() || op.length == 0) {
+            return;
+        }
+        MemoryCursor source = MemoryCursor.over(r.sgList());
+        while (source.remaining() > 0) {
+            TcpRegion region = source.region();
+            long k = Math.min(frameSize, source.pieceRemaining());
+            if (!region.acquire()) {
+                // our own source region was closed under the request: stop, nothing half-sent is acknowledged
+                endCause.compareAndSet(null, EndCause.LOCAL_ERROR);
+                channel.finish(op, WcStatus.LOC_PROT_ERR, EndCause.LOCAL_ERROR.vendorCode());
+                abort(EndCause.LOCAL_ERROR);
+                throw new WriterDone();
+            }
+            writerRegion = region;
+            try {
+                Wire.header(outHeader, Wire.REQUEST_DATA, 0, 0, 0, op.seq, 0, k, 0, 0);
+                gather[0] = outHeader;
+                gather[1] = region.segment().asSlice(source.regionOffset(), k).asByteBuffer();
+                writeFully(gather);
+            } finally {
+                gather[1] = null;
+                writerRegion = null;
+                region.release();
+            }
+            source.advance(k);
+            drainControl(waitingData);
+            if (channel.isFailed()) {
+                throw new WriterDone(); // refused or closed meanwhile: the rest of the payload is moot
+            }
+        }
+    }
+
+    private void sendReadResponse(ReadResponse r, ArrayDeque<Outbound> waitingData) throws IOException, WriterDone {
+        try {
+            long offset = r.offset();
+            long left = r.length();
+            while (left > 0) {
+                long k = Math.min(frameSize, left);
+                if (!r.region().acquire()) {
+                    // closed while we serve it: the requester gets REM_ACCESS_ERR, never the partial bytes as success
+                    transport.telemetry().increment(Counter.TRANSPORT_REMOTE_ACCESS_DENIED);
+                    endCause.compareAndSet(null, EndCause.REFUSED_PEER);
+                    refusingSince = System.nanoTime();
+                    refusing = true;
+                    channel.markRefusing();
+                    sendControl(new Ack(r.seq(), WcStatus.REM_ACCESS_ERR, true));
+                    return; // not reached: a refusal ends the writer
+                }
+                writerRegion = r.region();
+                try {
+                    Wire.header(outHeader, Wire.RESPONSE_DATA, 0, 0, 0, r.seq(), 0, k, 0, 0);
+                    gather[0] = outHeader;
+                    gather[1] = r.region().segment().asSlice(offset, k).asByteBuffer();
+                    writeFully(gather);
+                } finally {
+                    gather[1] = null;
+                    writerRegion = null;
+                    r.region().release();
+                }
+                offset += k;
+                left -= k;
+                drainControl(waitingData);
+            }
+            Wire.header(outHeader, Wire.ACK, 0, WcStatus.SUCCESS.code(), 0, r.seq(), 0, 0, 0, 0);
+            writeFully(outHeader);
+        } finally {
+            queuedReads.decrementAndGet();
+        }
+    }
+
+    private void writeFully(ByteBuffer b) throws IOException {
+        while (b.hasRemaining()) {
+            socket.write(b);
+            lastSent = System.nanoTime();
+        }
+    }
+
+    private void writeFully(ByteBuffer[] bufs) throws IOException {
+        ByteBuffer last = bufs[bufs.length - 1];
+        while (last.hasRemaining()) {
+            socket.write(bufs);
+            lastSent = System.nanoTime();
+        }
+    }
+
+    /** The peer broke the protocol; the connection is cut. */
+    private static final class ProtocolViolation extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        ProtocolViolation(String message) {
+            super(message);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "TcpConnection[channel " + channel.id() + " to " + peer + "]";
+    }
+}

@@ -1,0 +1,104 @@
+package org.objrdma.transport.tcp.internal;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.MemorySegment;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.objrdma.api.telemetry.Telemetry;
+import org.objrdma.api.transport.Access;
+import org.objrdma.api.transport.Channel;
+import org.objrdma.api.transport.ChannelOptions;
+import org.objrdma.api.transport.MemoryRegion;
+import org.objrdma.api.transport.Transport;
+import org.objrdma.api.transport.TransportException;
+import org.objrdma.api.transport.TransportLevel;
+import org.osgi.framework.Constants;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
+import org.osgi.service.metatype.annotations.Designate;
+
+/**
+ * Publishes one {@link TcpTransport} as the {@link Transport} service {@code objrdma.transport.name=tcp},
+ * {@code objrdma.transport.level=TCP}, ranked by {@code service.ranking} (0 by default, below verbs).
+ *
+ * <p>A configuration change deactivates and reactivates the component: the old transport shuts down (its
+ * channels flushed, its regions invalidated) and a new one with the new settings is registered. Consumers
+ * see an ordinary service swap.
+ */
+@Component(name = TcpTransportComponent.PID, service = Transport.class,
+        immediate = true,
+        property = {
+            Transport.PROPERTY_NAME + "=" + TcpTransport.NAME,
+            Transport.PROPERTY_LEVEL + "=TCP",
+            Constants.SERVICE_RANKING + ":Integer=0"
+        })
+@Designate(ocd = TcpTransportConfig.class)
+public final class TcpTransportComponent implements Transport {
+
+    /** Component name and configuration PID. */
+    public static final String PID = "org.objrdma.transport.tcp";
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private volatile Telemetry telemetry;
+
+    private TcpTransport transport;
+
+    @Activate
+    void activate(TcpTransportConfig config, Map<String, Object> properties) {
+        TcpSettings settings = TcpSettings.from(config, properties.get(Constants.SERVICE_RANKING));
+        try {
+            transport = TcpTransport.start(settings, () -> telemetry);
+        } catch (IOException e) {
+            throw new UncheckedIOException("the TCP transport cannot listen on " + settings.bindAddress()
+                    .getHostAddress() + ":" + settings.port() + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Deactivate
+    void deactivate() {
+        transport.close();
+    }
+
+    @Override
+    public String name() {
+        return transport.name();
+    }
+
+    @Override
+    public TransportLevel level() {
+        return transport.level();
+    }
+
+    @Override
+    public boolean isAvailable() {
+        return transport.isAvailable();
+    }
+
+    @Override
+    public Optional<String> unavailabilityCause() {
+        return transport.unavailabilityCause();
+    }
+
+    @Override
+    public MemoryRegion register(MemorySegment segment, Set<Access> access) throws TransportException {
+        return transport.register(segment, access);
+    }
+
+    @Override
+    public Channel openChannel(ChannelOptions options) throws TransportException {
+        return transport.openChannel(options);
+    }
+
+    @Override
+    public String toString() {
+        return "TcpTransportComponent[" + transport + "]";
+    }
+}
