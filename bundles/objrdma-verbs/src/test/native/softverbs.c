@@ -642,7 +642,7 @@ static void sv_execute(struct sv_op *op)
 			st = IBV_WC_RNR_RETRY_EXC_ERR;
 			break;
 		}
-		if (op->send_flags & IBV_SEND_INLINE)
+		if (len && (op->send_flags & IBV_SEND_INLINE))
 			memmove(dst, op->inline_data, len);
 		else if (len)
 			gather(dst, lp, op->sge, op->num_sge);

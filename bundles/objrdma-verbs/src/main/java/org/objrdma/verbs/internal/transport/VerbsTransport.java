@@ -1,0 +1,371 @@
+package org.objrdma.verbs.internal.transport;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Supplier;
+import org.objrdma.api.telemetry.Counter;
+import org.objrdma.api.telemetry.Telemetry;
+import org.objrdma.api.transport.Access;
+import org.objrdma.api.transport.Channel;
+import org.objrdma.api.transport.ChannelOptions;
+import org.objrdma.api.transport.MemoryRegion;
+import org.objrdma.api.transport.Transport;
+import org.objrdma.api.transport.TransportError;
+import org.objrdma.api.transport.TransportException;
+import org.objrdma.api.transport.TransportLevel;
+import org.objrdma.verbs.internal.ffi.DataPath;
+import org.objrdma.verbs.internal.ffi.DeviceAttributes;
+import org.objrdma.verbs.internal.ffi.Errno;
+import org.objrdma.verbs.internal.ffi.IbvConstants;
+import org.objrdma.verbs.internal.ffi.QpModifier;
+import org.objrdma.verbs.internal.ffi.VerbsException;
+import org.objrdma.verbs.internal.ffi.VerbsLibrary;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The verbs RC transport of one device port. It owns the device context, one protection domain, the
+ * completion poller thread, and whatever regions and channels callers have not closed themselves.
+ *
+ * <p>Close order, visible in the log at DEBUG and in {@link #closeSteps()}: stop the poller; for every
+ * channel, queue pair to ERR, flush, destroy the queue pair; then every completion queue; then every memory
+ * region; then the protection domain; then the context. Closing twice is harmless. The library is not
+ * the transport's: its owner unloads it after closing every transport.
+ *
+ * <p>Lifecycle lock: registering, opening a channel and closing a region or channel hold the read side;
+ * {@link #close()} holds the write side while it tears down, so nothing is half-registered or destroyed
+ * twice.
+ */
+public final class VerbsTransport implements Transport, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(VerbsTransport.class);
+
+    /** Access every queue pair grants its peer; each region then decides what it allows. */
+    private static final int QP_ACCESS = IbvConstants.IBV_ACCESS_LOCAL_WRITE | IbvConstants.IBV_ACCESS_REMOTE_WRITE
+            | IbvConstants.IBV_ACCESS_REMOTE_READ;
+
+    /**
+     * How the poller waits while work is outstanding.
+     *
+     * @param idle         spin or back off
+     * @param maxParkNanos the longest backoff park; bounds how late a batch deadline is noticed
+     */
+    public record PollerSettings(IdleStrategy.Kind idle, long maxParkNanos) {
+        public static final PollerSettings DEFAULT = new PollerSettings(IdleStrategy.Kind.BACKOFF, 1_000_000);
+    }
+
+    private final VerbsLibrary library;
+    private final DeviceInfo device;
+    private final MemorySegment context;
+    private final MemorySegment pd;
+    private final DataPath dataPath;
+    private final QpModifier modifier;
+    private final CompletionPoller poller;
+    private final Supplier<Telemetry> telemetry;
+    private final CopyOnWriteArrayList<VerbsChannel> channels = new CopyOnWriteArrayList<>();
+    private final Set<VerbsMemoryRegion> regions = ConcurrentHashMap.newKeySet();
+    private final AtomicLong nextChannelId = new AtomicLong(1);
+    private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
+    private final AtomicBoolean closing = new AtomicBoolean();
+    private volatile boolean closed;
+    private final List<String> closeSteps = Collections.synchronizedList(new ArrayList<>());
+    private final SecureRandom psnSource = new SecureRandom();
+
+    private VerbsTransport(VerbsLibrary library, MemorySegment context, MemorySegment pd, DeviceInfo device,
+                           PollerSettings settings, Supplier<Telemetry> telemetry) {
+        this.library = library;
+        this.context = context;
+        this.pd = pd;
+        this.device = device;
+        this.dataPath = library.dataPath(context);
+        this.modifier = new QpModifier(library);
+        this.telemetry = telemetry;
+        this.poller = new CompletionPoller("objrdma-verbs-poller-" + device.name(), () -> channels,
+                new IdleStrategy(settings.idle(), settings.maxParkNanos()));
+    }
+
+    /**
+     * A transport on an open device context. On success the transport owns {@code context}; on failure the
+     * caller still does.
+     *
+     * @throws VerbsException if the protection domain cannot be allocated
+     * @throws IllegalStateException if the driver's ops table lacks a data-path verb
+     */
+    public static VerbsTransport open(VerbsLibrary library, MemorySegment context, DeviceInfo device,
+                                      PollerSettings settings, Supplier<Telemetry> telemetry) throws VerbsException {
+        MemorySegment pd = library.allocPd(context);
+        try {
+            VerbsTransport t = new VerbsTransport(library, context, pd, device, settings, telemetry);
+            t.poller.start();
+            return t;
+        } catch (RuntimeException e) {
+            library.deallocPd(pd);
+            throw e;
+        }
+    }
+
+    @Override
+    public String name() {
+        return device.transportName();
+    }
+
+    @Override
+    public TransportLevel level() {
+        return TransportLevel.VERBS_RC;
+    }
+
+    @Override
+    public boolean isAvailable() {
+        return !closed;
+    }
+
+    @Override
+    public Optional<String> unavailabilityCause() {
+        return closed ? Optional.of(name() + " is closed") : Optional.empty();
+    }
+
+    public DeviceInfo device() {
+        return device;
+    }
+
+    VerbsLibrary library() {
+        return library;
+    }
+
+    DataPath dataPath() {
+        return dataPath;
+    }
+
+    QpModifier modifier() {
+        return modifier;
+    }
+
+    CompletionPoller poller() {
+        return poller;
+    }
+
+    Telemetry telemetry() {
+        Telemetry t = telemetry.get();
+        return t == null ? Telemetry.NOOP : t;
+    }
+
+    ReentrantReadWriteLock lifecycle() {
+        return lifecycle;
+    }
+
+    // ---- regions ----------------------------------------------------------------------------------------
+
+    @Override
+    public MemoryRegion register(MemorySegment segment, Set<Access> access) throws TransportException {
+        if (segment == null || access == null) {
+            throw new TransportException(TransportError.INVALID_ARGUMENT, "segment and access must not be null");
+        }
+        if (!segment.isNative()) {
+            throw new TransportException(TransportError.INVALID_ARGUMENT,
+                    "only native memory can be registered; this segment is on the Java heap");
+        }
+        if (segment.byteSize() == 0) {
+            throw new TransportException(TransportError.INVALID_ARGUMENT, "a zero-length segment cannot be registered");
+        }
+        if (!segment.scope().isAlive()) {
+            throw new TransportException(TransportError.INVALID_ARGUMENT, "the segment's arena is already closed");
+        }
+        if (access.isEmpty()) {
+            throw new TransportException(TransportError.INVALID_ARGUMENT, "access must name at least one right");
+        }
+        if (access.contains(Access.REMOTE_WRITE) && !access.contains(Access.LOCAL_WRITE)) {
+            throw new TransportException(TransportError.INVALID_ARGUMENT,
+                    "verbs requires LOCAL_WRITE with REMOTE_WRITE");
+        }
+        lifecycle.readLock().lock();
+        try {
+            if (closed || closing.get()) {
+                throw new TransportException(TransportError.UNAVAILABLE, name() + " is closed");
+            }
+            VerbsLibrary.RegisteredMemory mr;
+            try {
+                mr = library.regMr(pd, segment, Access.toVerbsFlags(access));
+            } catch (VerbsException e) {
+                throw refused(e);
+            }
+            VerbsMemoryRegion region = new VerbsMemoryRegion(this, segment, mr, access);
+            regions.add(region);
+            telemetry().increment(Counter.TRANSPORT_REGIONS_REGISTERED);
+            return region;
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    /** A region's owner closed it: deregister unless the transport's close already did. */
+    void deregister(VerbsMemoryRegion region, MemorySegment mr) {
+        lifecycle.readLock().lock();
+        try {
+            if (regions.remove(region)) {
+                int rc = library.deregMr(mr);
+                if (rc != 0) {
+                    LOG.warn("{}: ibv_dereg_mr of {} failed: {}", name(), region, Errno.describe(rc));
+                }
+                telemetry().increment(Counter.TRANSPORT_REGIONS_DEREGISTERED);
+            }
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    // ---- channels ---------------------------------------------------------------------------------------
+
+    @Override
+    public Channel openChannel(ChannelOptions options) throws TransportException {
+        if (options == null) {
+            throw new TransportException(TransportError.INVALID_ARGUMENT, "options must not be null");
+        }
+        DeviceAttributes attrs = device.device();
+        int send = options.sendQueueDepth();
+        int recv = options.recvQueueDepth();
+        if (send > attrs.maxQpWr() || recv > attrs.maxQpWr()) {
+            throw new TransportException(TransportError.INVALID_ARGUMENT, "queue depths " + send + "/" + recv
+                    + " exceed the device's " + attrs.maxQpWr() + " work requests per queue");
+        }
+        if (options.maxSge() > attrs.maxSge()) {
+            throw new TransportException(TransportError.INVALID_ARGUMENT,
+                    "maxSge " + options.maxSge() + " exceeds the device's " + attrs.maxSge());
+        }
+        long cqe = (long) send + recv;
+        if (cqe > attrs.maxCqe()) {
+            throw new TransportException(TransportError.INVALID_ARGUMENT,
+                    "a completion queue of " + cqe + " entries exceeds the device's " + attrs.maxCqe());
+        }
+        lifecycle.readLock().lock();
+        try {
+            if (closed || closing.get()) {
+                throw new TransportException(TransportError.UNAVAILABLE, name() + " is closed");
+            }
+            Arena arena = Arena.ofShared();
+            MemorySegment cq = null;
+            MemorySegment qp = null;
+            try {
+                // one CQ per channel, as deep as both queues: it can never overrun
+                cq = library.createCq(context, (int) cqe, MemorySegment.NULL);
+                VerbsLibrary.CreatedQp created = library.createRcQp(pd,
+                        new VerbsLibrary.QpRequest(cq, cq, send, recv, options.maxSge(), options.maxSge(), 0));
+                qp = created.qp();
+                int rc = modifier.toInit(qp, device.port(), QP_ACCESS);
+                if (rc != 0) {
+                    throw new VerbsException("ibv_modify_qp", rc, "RESET→INIT");
+                }
+                int psn = psnSource.nextInt(1 << 24);
+                VerbsChannel channel = new VerbsChannel(nextChannelId.getAndIncrement(), this, options, arena, cq, qp,
+                        created.qpNum(), psn);
+                channels.add(channel);
+                telemetry().increment(Counter.TRANSPORT_CHANNELS_OPENED);
+                return channel;
+            } catch (VerbsException | RuntimeException e) {
+                if (qp != null) {
+                    library.destroyQp(qp);
+                }
+                if (cq != null) {
+                    library.destroyCq(cq);
+                }
+                arena.close();
+                if (e instanceof VerbsException ve) {
+                    throw refused(ve);
+                }
+                throw (RuntimeException) e;
+            }
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+    }
+
+    /** A channel's owner closed it. */
+    void channelClosed(VerbsChannel channel) {
+        if (channels.remove(channel)) {
+            telemetry().increment(Counter.TRANSPORT_CHANNELS_CLOSED);
+        }
+    }
+
+    /** The channels not yet closed; for tests and the shell. */
+    List<VerbsChannel> openChannels() {
+        return List.copyOf(channels);
+    }
+
+    private TransportException refused(VerbsException e) {
+        TransportError error = switch (e.errno()) {
+            case Errno.ENOMEM, Errno.ENOSPC, Errno.EAGAIN -> TransportError.RESOURCE_EXHAUSTED;
+            case Errno.EINVAL, Errno.EFAULT -> TransportError.INVALID_ARGUMENT;
+            default -> TransportError.IO;
+        };
+        return new TransportException(error, name() + ": " + e.getMessage(), e);
+    }
+
+    // ---- close ------------------------------------------------------------------------------------------
+
+    void closeStep(String what, int rc) {
+        String step = rc == 0 ? what : what + " (" + Errno.describe(rc) + ")";
+        closeSteps.add(step);
+        if (rc != 0) {
+            LOG.warn("{}: destroying {} failed: {}", name(), what, Errno.describe(rc));
+        } else {
+            LOG.debug("{}: destroyed {}", name(), what);
+        }
+    }
+
+    /** What close destroyed, in order, with any error; for tests. */
+    List<String> closeSteps() {
+        synchronized (closeSteps) {
+            return List.copyOf(closeSteps);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (!closing.compareAndSet(false, true)) {
+            return;
+        }
+        // the poller first, outside the lock: a batch callback on it may still register or close things
+        poller.stop();
+        closeStep("poller", 0);
+        lifecycle.writeLock().lock();
+        try {
+            closed = true;
+            List<VerbsChannel> open = new ArrayList<>(channels);
+            for (VerbsChannel ch : open) {
+                ch.closeQueuePair();
+            }
+            for (VerbsChannel ch : open) {
+                ch.closeCompletionQueue();
+            }
+            for (VerbsChannel ch : open) {
+                channelClosed(ch);
+            }
+            for (VerbsMemoryRegion region : new ArrayList<>(regions)) {
+                if (regions.remove(region)) {
+                    region.markClosed();
+                    closeStep("mr " + region.lengthAndKey(), library.deregMr(region.mr()));
+                    telemetry().increment(Counter.TRANSPORT_REGIONS_DEREGISTERED);
+                }
+            }
+            closeStep("pd", library.deallocPd(pd));
+            closeStep("context", library.closeDevice(context));
+        } finally {
+            lifecycle.writeLock().unlock();
+        }
+        LOG.debug("{} closed: {}", name(), closeSteps());
+    }
+
+    @Override
+    public String toString() {
+        return "VerbsTransport[" + name() + (closed ? ", closed" : "") + "]";
+    }
+}

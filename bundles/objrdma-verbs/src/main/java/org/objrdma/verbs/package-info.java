@@ -1,0 +1,9 @@
+/**
+ * RDMA devices seen through libibverbs: one {@link org.objrdma.verbs.VerbsDevice} service per device and
+ * port the configuration selects, and {@link org.objrdma.verbs.VerbsRuntime}, which says whether the verbs
+ * path is usable here and why not. The verbs transport itself is published as an
+ * {@code org.objrdma.api.transport.Transport} service; the FFM bindings stay private.
+ */
+@org.osgi.annotation.bundle.Export
+@org.osgi.annotation.versioning.Version("1.0.0")
+package org.objrdma.verbs;

@@ -1,0 +1,95 @@
+package org.objrdma.verbs.testsupport;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Dictionary;
+import java.util.Enumeration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceRegistration;
+
+/**
+ * A BundleContext that only records {@code registerService} calls and their unregistration: enough to drive
+ * a component's activate/deactivate in a unit test. The real framework runs in the Pax Exam test.
+ */
+public final class FakeBundleContext {
+
+    /** One registration as the component made it. */
+    public static final class Registered {
+        public final String objectClass;
+        public final Object service;
+        public final Map<String, Object> properties;
+        private boolean unregistered;
+
+        Registered(String objectClass, Object service, Map<String, Object> properties) {
+            this.objectClass = objectClass;
+            this.service = service;
+            this.properties = properties;
+        }
+
+        public boolean isUnregistered() {
+            return unregistered;
+        }
+    }
+
+    private final List<Registered> registered = Collections.synchronizedList(new ArrayList<>());
+
+    public final BundleContext context = (BundleContext) Proxy.newProxyInstance(getClass().getClassLoader(),
+            new Class<?>[] {BundleContext.class}, this::invoke);
+
+    private Object invoke(Object proxy, Method method, Object[] args) {
+        if (method.getName().equals("registerService") && args.length == 3) {
+            String clazz = args[0] instanceof Class<?> c ? c.getName()
+                    : args[0] instanceof String s ? s : ((String[]) args[0])[0];
+            Map<String, Object> props = new HashMap<>();
+            @SuppressWarnings("unchecked")
+            Dictionary<String, Object> d = (Dictionary<String, Object>) args[2];
+            if (d != null) {
+                for (Enumeration<String> keys = d.keys(); keys.hasMoreElements(); ) {
+                    String k = keys.nextElement();
+                    props.put(k, d.get(k));
+                }
+            }
+            Registered r = new Registered(clazz, args[1], props);
+            registered.add(r);
+            InvocationHandler regHandler = (p, m, a) -> {
+                if (m.getName().equals("unregister")) {
+                    if (r.unregistered) {
+                        throw new IllegalStateException("already unregistered");
+                    }
+                    r.unregistered = true;
+                    return null;
+                }
+                if (m.getName().equals("toString")) {
+                    return "registration of " + clazz;
+                }
+                throw new UnsupportedOperationException(m.getName());
+            };
+            return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {ServiceRegistration.class},
+                    regHandler);
+        }
+        if (method.getName().equals("toString")) {
+            return "FakeBundleContext";
+        }
+        throw new UnsupportedOperationException("FakeBundleContext does not implement " + method.getName());
+    }
+
+    /** Registrations still in place, of {@code type}. */
+    public List<Registered> live(Class<?> type) {
+        synchronized (registered) {
+            return registered.stream().filter(r -> !r.unregistered && r.objectClass.equals(type.getName())).toList();
+        }
+    }
+
+    /** Every registration still in place. */
+    public List<Registered> live() {
+        synchronized (registered) {
+            return registered.stream().filter(r -> !r.unregistered).toList();
+        }
+    }
+}

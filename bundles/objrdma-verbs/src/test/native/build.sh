@@ -1,0 +1,52 @@
+#!/bin/sh
+# build.sh OUTDIR - build the softverbs test device and its tools into OUTDIR:
+#
+#   OUTDIR/libibverbs.so.1   the softverbs shim (drop-in libibverbs, soname libibverbs.so.1)
+#   OUTDIR/libibverbs.so     link-time name for -libverbs
+#   OUTDIR/libsoftverbs.so   the same library under its own name (for FFM libraryLookup by path)
+#   OUTDIR/layout            struct/enum layout dumper (name=value lines)
+#   OUTDIR/softverbs_test    C test of the shim (rpath -> OUTDIR)
+#
+# and runs check_symbols.sh on the result.  Needs gcc (or $CC), the
+# libibverbs-dev headers and binutils; no RDMA hardware or kernel support.
+set -eu
+
+if [ $# -ne 1 ]; then
+	echo "usage: $0 OUTDIR" >&2
+	exit 2
+fi
+
+here=$(cd "$(dirname "$0")" && pwd)
+CC=${CC:-gcc}
+VERBS_H=${VERBS_H:-/usr/include/infiniband/verbs.h}
+
+if ! command -v "$CC" >/dev/null 2>&1; then
+	echo "build.sh: error: C compiler '$CC' not found; install gcc (Debian: apt-get install gcc)" >&2
+	exit 1
+fi
+if [ ! -f "$VERBS_H" ]; then
+	echo "build.sh: error: $VERBS_H not found; install the rdma-core headers (Debian: apt-get install libibverbs-dev)" >&2
+	exit 1
+fi
+
+mkdir -p "$1"
+out=$(cd "$1" && pwd)
+CFLAGS=${CFLAGS:--O2 -g}
+WARN="-Wall -Wextra"
+
+echo "build.sh: shim -> $out/libibverbs.so.1"
+"$CC" $CFLAGS $WARN -shared -fPIC -fvisibility=hidden -pthread \
+	-Wl,-soname,libibverbs.so.1 -Wl,--version-script="$here/softverbs.map" -Wl,--no-undefined \
+	-o "$out/libibverbs.so.1" "$here/softverbs.c"
+ln -sf libibverbs.so.1 "$out/libibverbs.so"
+ln -sf libibverbs.so.1 "$out/libsoftverbs.so"
+
+echo "build.sh: layout dumper -> $out/layout"
+"$CC" $CFLAGS $WARN -o "$out/layout" "$here/layout.c"
+
+echo "build.sh: test -> $out/softverbs_test"
+"$CC" $CFLAGS $WARN -pthread -o "$out/softverbs_test" "$here/softverbs_test.c" \
+	-L"$out" -libverbs -Wl,-rpath,"$out"
+
+sh "$here/check_symbols.sh" "$out/libibverbs.so.1"
+echo "build.sh: done"
