@@ -1,0 +1,469 @@
+package org.objrdma.staging.internal;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+import org.apache.commons.pool2.impl.GenericKeyedObjectPool;
+import org.apache.commons.pool2.impl.GenericKeyedObjectPoolConfig;
+import org.objrdma.api.PrincipalId;
+import org.objrdma.api.staging.StagingException;
+import org.objrdma.api.staging.StagingLease;
+import org.objrdma.api.staging.StagingPool;
+import org.objrdma.api.staging.StagingStats;
+import org.objrdma.api.staging.StagingStatus;
+import org.objrdma.api.telemetry.Counter;
+import org.objrdma.api.telemetry.Telemetry;
+import org.objrdma.api.transport.Transport;
+import org.objrdma.api.transport.TransportException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The staging pool itself, free of OSGi: a Commons Pool keyed by class size holds the buffers, a
+ * {@link LimitLedger} enforces the limits, and a scheduled check reports leases held too long.
+ *
+ * <p>Ownership: this object owns every buffer and registration it creates. It closes them in one order —
+ * deregister, then free — exactly once per buffer: idle buffers when they are evicted, replaced by a
+ * transport swap or the pool closes; lent buffers when they come back. A lease still out when the pool
+ * closes keeps its memory and registration until it is released (a peer may still be writing into it).
+ *
+ * <p>Transport swap: {@link #useTransport} makes a new binding. New buffers register with it; buffers of
+ * the old binding are destroyed when idle at once and otherwise when their lease returns.
+ */
+public final class BufferPool implements StagingPool, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BufferPool.class);
+    /**
+     * The Commons Pool never has to wait (the ledger admits only what it can serve), except for the instant
+     * its evictor holds an idle buffer under test; this is the most such a borrow may add to its wait.
+     */
+    private static final Duration EVICTION_GRACE = Duration.ofMillis(50);
+    /** Longest wait passed on to Commons Pool, which converts it to nanoseconds. */
+    private static final Duration POOL_WAIT_CAP = Duration.ofMinutes(1);
+    /** Longest wait honoured: about 73 years, far from the overflow of nanosecond arithmetic. */
+    private static final long MAX_WAIT_NANOS = Long.MAX_VALUE >> 2;
+    /** Retries when a transport swap invalidates a buffer between its creation and its hand-out. */
+    private static final int SWAP_RETRIES = 3;
+
+    private final StagingSettings settings;
+    private final SizeClasses classes;
+    private final LimitLedger ledger;
+    private final GenericKeyedObjectPool<Long, StagingBuffer> buffers;
+    private final Set<StagingBuffer> liveBuffers = ConcurrentHashMap.newKeySet();
+    private final Supplier<Telemetry> telemetry;
+    private final InstantSource clock;
+    private final LeaseReports reports;
+    private final ScheduledExecutorService leaseCheck;
+
+    private final Object bindingLock = new Object();
+    private volatile TransportBinding binding;
+    private long bindings; // guarded by bindingLock
+    private volatile boolean closed;
+
+    private final LongAdder waits = new LongAdder();
+    private final LongAdder timeouts = new LongAdder();
+    private final LongAdder failures = new LongAdder();
+    private final LongAdder doubleReturns = new LongAdder();
+    private final LongAdder overdueLeases = new LongAdder();
+
+    /**
+     * @param transport the transport to register with first, or null until {@link #useTransport} names one
+     * @param telemetry read on every count, so a telemetry service can come and go
+     * @param clock     the lease clock: borrow times and deadlines
+     */
+    BufferPool(StagingSettings settings, Transport transport, Supplier<Telemetry> telemetry, InstantSource clock,
+               LeaseReports reports) {
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.telemetry = Objects.requireNonNull(telemetry, "telemetry");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.reports = Objects.requireNonNull(reports, "reports");
+        this.classes = new SizeClasses(settings.minBufferSize(), settings.maxBufferSize());
+        this.ledger = new LimitLedger(settings, classes);
+        this.binding = transport == null ? null : new TransportBinding(transport, ++bindings);
+        this.buffers = new GenericKeyedObjectPool<>(new BufferFactory(classes, () -> binding, liveBuffers),
+                poolConfig(settings));
+        // the ledger already counts and the evictor needs no per-borrow timing: keep the hot path lean
+        buffers.setCollectDetailedStatistics(false);
+        buffers.setReuseCapacityOnReturn(false);
+        buffers.setSwallowedExceptionListener(e -> LOG.warn("Staging pool housekeeping failed", e));
+        this.leaseCheck = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "objrdma-staging-lease-check");
+            t.setDaemon(true);
+            return t;
+        });
+        long period = settings.leaseCheckPeriod().toMillis();
+        leaseCheck.scheduleWithFixedDelay(this::checkLeasesSafely, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    /** With the system clock and WARN-log reports. */
+    public static BufferPool create(StagingSettings settings, Transport transport, Supplier<Telemetry> telemetry) {
+        return new BufferPool(settings, transport, telemetry, InstantSource.system(), new LoggingLeaseReports());
+    }
+
+    private static GenericKeyedObjectPoolConfig<StagingBuffer> poolConfig(StagingSettings s) {
+        GenericKeyedObjectPoolConfig<StagingBuffer> c = new GenericKeyedObjectPoolConfig<>();
+        c.setMaxTotal(-1); // bytes are limited by the ledger, not by a buffer count across classes
+        c.setMaxTotalPerKey(s.maxBuffersPerClass());
+        c.setMaxIdlePerKey(s.idlePerClass());
+        c.setMinIdlePerKey(0);
+        c.setBlockWhenExhausted(true);
+        c.setLifo(true); // the most recently used buffer is the warmest
+        c.setTestOnBorrow(true); // never lend a buffer of an old transport
+        c.setTestOnReturn(true); // release old registrations as their leases come back
+        c.setTestWhileIdle(true); // and idle ones the swap missed
+        c.setMinEvictableIdleDuration(s.idleTimeout());
+        c.setSoftMinEvictableIdleDuration(Duration.ofMillis(-1));
+        c.setTimeBetweenEvictionRuns(evictionPeriod(s.idleTimeout()));
+        c.setNumTestsPerEvictionRun(-1); // every idle buffer, each run
+        c.setJmxEnabled(false); // stats() and telemetry are the pool's views
+        return c;
+    }
+
+    private static Duration evictionPeriod(Duration idleTimeout) {
+        Duration half = idleTimeout.dividedBy(2);
+        return half.compareTo(Duration.ofMillis(100)) < 0 ? Duration.ofMillis(100) : half;
+    }
+
+    // ---------------------------------------------------------------- transport binding
+
+    /**
+     * Registers new buffers with {@code transport} from now on (null: with none, borrows fail NO_TRANSPORT).
+     * Idle buffers of the previous binding are deregistered and freed now, lent ones when they return.
+     */
+    public void useTransport(Transport transport) {
+        TransportBinding previous;
+        synchronized (bindingLock) {
+            previous = binding;
+            if (previous != null && previous.transport() == transport) {
+                return;
+            }
+            binding = transport == null ? null : new TransportBinding(transport, ++bindings);
+        }
+        LOG.info("Staging buffers now register with {} (was {})",
+                transport == null ? "no transport" : transport.name(), previous == null ? "none" : previous);
+        if (previous != null && !closed) {
+            // idle buffers: all of them are of the old binding, bar one made in this very instant
+            buffers.clear();
+        }
+    }
+
+    /** The transport new buffers register with, or null. */
+    public Transport transport() {
+        TransportBinding b = binding;
+        return b == null ? null : b.transport();
+    }
+
+    // ---------------------------------------------------------------- borrow and return
+
+    @Override
+    public StagingLease borrow(long size, PrincipalId principal, String holderHint) throws StagingException {
+        return borrow(size, principal, holderHint, settings.borrowWait());
+    }
+
+    @Override
+    public StagingLease borrow(long size, PrincipalId principal, String holderHint, Duration maxWait)
+            throws StagingException {
+        Objects.requireNonNull(principal, "principal");
+        Objects.requireNonNull(holderHint, "holderHint");
+        Objects.requireNonNull(maxWait, "maxWait");
+        if (maxWait.isNegative()) {
+            throw new IllegalArgumentException("maxWait must not be negative, was " + maxWait);
+        }
+        if (size < 1 || size > classes.largest()) {
+            throw fail(StagingStatus.INVALID_SIZE,
+                    "size " + size + " is not between 1 and the largest buffer size " + classes.largest());
+        }
+        if (closed) {
+            throw fail(StagingStatus.CLOSED, "the staging pool is shutting down");
+        }
+        if (binding == null) {
+            throw fail(StagingStatus.NO_TRANSPORT, "no transport is bound to register staging buffers with");
+        }
+        int classIndex = classes.indexFor(size);
+        long start = System.nanoTime();
+        boolean waited;
+        try {
+            waited = ledger.charge(classIndex, principal, waitNanos(maxWait));
+        } catch (StagingException e) {
+            if (e.status() == StagingStatus.LIMIT) {
+                waits.increment();
+                timeouts.increment();
+                Telemetry t = telemetry.get();
+                t.increment(Counter.STAGING_WAITS);
+                t.increment(Counter.STAGING_TIMEOUTS);
+            } else {
+                failures.increment();
+            }
+            throw e;
+        }
+        if (waited) {
+            waits.increment();
+            telemetry.get().increment(Counter.STAGING_WAITS);
+        }
+        StagingBuffer buffer;
+        try {
+            Duration left = Duration.ofNanos(waitNanos(maxWait) - (System.nanoTime() - start));
+            buffer = takeBuffer(classIndex, left.compareTo(EVICTION_GRACE) < 0 ? EVICTION_GRACE
+                    : left.compareTo(POOL_WAIT_CAP) > 0 ? POOL_WAIT_CAP : left);
+        } catch (StagingException e) {
+            ledger.release(classIndex, principal);
+            failures.increment();
+            throw e;
+        }
+        PooledLease lease = new PooledLease(this, buffer, size, principal, holderHint, clock.instant(),
+                settings.trackStacks() ? new Throwable("staging lease borrowed here by " + holderHint) : null);
+        buffer.lentAs(lease);
+        telemetry.get().increment(Counter.STAGING_BORROWS);
+        return lease;
+    }
+
+    private static long waitNanos(Duration maxWait) {
+        return maxWait.compareTo(Duration.ofNanos(MAX_WAIT_NANOS)) > 0 ? MAX_WAIT_NANOS : maxWait.toNanos();
+    }
+
+    private StagingBuffer takeBuffer(int classIndex, Duration maxWait) throws StagingException {
+        Long key = classes.key(classIndex);
+        for (int attempt = 0; ; attempt++) {
+            TransportBinding before = binding;
+            if (before == null) {
+                throw new StagingException(StagingStatus.NO_TRANSPORT, "the transport went away during the borrow");
+            }
+            try {
+                return buffers.borrowObject(key, maxWait);
+            } catch (BufferFactory.NoTransportException e) {
+                throw new StagingException(StagingStatus.NO_TRANSPORT, "the transport went away during the borrow");
+            } catch (TransportException e) {
+                throw new StagingException(StagingStatus.REGISTRATION_FAILED, "transport " + before.transport().name()
+                        + " refused to register a " + key + "-byte buffer: " + e.getMessage(), e);
+            } catch (BufferFactory.AllocationFailedException e) {
+                throw new StagingException(StagingStatus.REGISTRATION_FAILED, e.getMessage(), e);
+            } catch (NoSuchElementException e) {
+                // a new buffer failed validation: the transport changed while it was being registered
+                if (binding != before && attempt < SWAP_RETRIES) {
+                    continue;
+                }
+                if (binding == null) {
+                    throw new StagingException(StagingStatus.NO_TRANSPORT, "the transport went away during the borrow");
+                }
+                throw new StagingException(StagingStatus.REGISTRATION_FAILED,
+                        "no usable " + key + "-byte buffer: " + e.getMessage(), e);
+            } catch (IllegalStateException e) {
+                if (closed) {
+                    throw new StagingException(StagingStatus.CLOSED, "the staging pool is shutting down");
+                }
+                throw new StagingException(StagingStatus.REGISTRATION_FAILED, "buffer pool error: " + e.getMessage(), e);
+            } catch (Exception e) {
+                throw new StagingException(StagingStatus.REGISTRATION_FAILED,
+                        "could not make a " + key + "-byte buffer: " + e, e);
+            }
+        }
+    }
+
+    /** The second half of {@link PooledLease#release()}: called once per lease. */
+    void giveBack(PooledLease lease) {
+        StagingBuffer buffer = lease.buffer();
+        int classIndex = buffer.classIndex();
+        Long key = classes.key(classIndex);
+        buffer.returned();
+        try {
+            if (settings.scrubOnReturn() && !closed) {
+                // the region allows remote READ of the whole buffer: the next holder's peer must not see these bytes
+                buffer.segment().fill((byte) 0);
+            }
+            if (closed) {
+                destroyAfterClose(key, buffer);
+            } else {
+                TransportBinding before = binding;
+                buffers.returnObject(key, buffer);
+                if (binding != before) {
+                    // a swap ran while this buffer went back to idle and may have missed it
+                    buffers.clear(key, false);
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.error("Returning a staging buffer failed; destroying it instead", e);
+            liveBuffers.remove(buffer);
+            buffer.close();
+        } finally {
+            // only now: the ledger must never admit a borrow the buffer pool could not serve yet
+            ledger.release(classIndex, lease.principal());
+            telemetry.get().increment(Counter.STAGING_RETURNS);
+        }
+    }
+
+    private void destroyAfterClose(Long key, StagingBuffer buffer) {
+        try {
+            buffers.invalidateObject(key, buffer);
+        } catch (Exception e) {
+            liveBuffers.remove(buffer);
+            buffer.close();
+        }
+    }
+
+    void reportDoubleReturn(PooledLease lease) {
+        doubleReturns.increment();
+        telemetry.get().increment(Counter.STAGING_DOUBLE_RETURNS);
+        reports.doubleReturn(lease);
+    }
+
+    private StagingException fail(StagingStatus status, String message) {
+        failures.increment();
+        return new StagingException(status, message);
+    }
+
+    // ---------------------------------------------------------------- overdue leases
+
+    /** Reports each lease held past the deadline, once per lease. Run by the scheduler; tests call it. */
+    int checkOverdueLeases() {
+        Instant now = clock.instant();
+        Duration deadline = settings.leaseDeadline();
+        int reported = 0;
+        for (StagingBuffer b : liveBuffers) {
+            PooledLease lease = b.currentLease();
+            if (lease == null || !lease.isActive()) {
+                continue;
+            }
+            Duration held = Duration.between(lease.borrowedAt(), now);
+            if (held.compareTo(deadline) > 0 && lease.claimOverdueReport()) {
+                overdueLeases.increment();
+                telemetry.get().increment(Counter.STAGING_OVERDUE_LEASES);
+                reports.overdue(lease, held, deadline);
+                reported++;
+            }
+        }
+        return reported;
+    }
+
+    private void checkLeasesSafely() {
+        try {
+            checkOverdueLeases();
+        } catch (RuntimeException e) {
+            // a failing report must not cancel the schedule
+            LOG.warn("Staging lease check failed", e);
+        }
+    }
+
+    // ---------------------------------------------------------------- shutdown
+
+    /**
+     * Stops lending (CLOSED), waits up to {@code shutdown.timeout} for leases to come back, reports each one
+     * still out, and releases every idle buffer. Buffers of leases still out keep their memory and
+     * registration until released: freeing memory a peer may still write into is worse than holding it.
+     * Bounded; idempotent.
+     *
+     * @return the number of leases still out
+     */
+    public int shutdown() {
+        synchronized (bindingLock) {
+            if (closed) {
+                return 0;
+            }
+            closed = true;
+        }
+        ledger.close();
+        leaseCheck.shutdownNow();
+        long deadline = System.nanoTime() + settings.shutdownTimeout().toNanos();
+        boolean interrupted = false;
+        while (ledger.buffersLent() > 0 && System.nanoTime() < deadline && !interrupted) {
+            try {
+                TimeUnit.MILLISECONDS.sleep(10);
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        int stillOut = 0;
+        for (StagingBuffer b : liveBuffers) {
+            PooledLease lease = b.currentLease();
+            if (lease != null && lease.isActive()) {
+                stillOut++;
+                reports.unreturnedAtShutdown(lease);
+            }
+        }
+        buffers.close();
+        if (stillOut > 0) {
+            LOG.warn("Staging pool closed with {} lease(s) still out after {} ms; their buffers are released "
+                    + "when the leases are", stillOut, settings.shutdownTimeout().toMillis());
+        } else {
+            LOG.info("Staging pool closed; every buffer released");
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return stillOut;
+    }
+
+    @Override
+    public void close() {
+        shutdown();
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    // ---------------------------------------------------------------- views
+
+    @Override
+    public long maxBufferSize() {
+        return classes.largest();
+    }
+
+    @Override
+    public StagingStats stats() {
+        List<StagingStats.SizeClass> perClass = new ArrayList<>(classes.count());
+        long borrowed = 0;
+        long idle = 0;
+        long bytesBorrowed = 0;
+        long bytesAllocated = 0;
+        for (int i = 0; i < classes.count(); i++) {
+            Long key = classes.key(i);
+            long size = classes.size(i);
+            long active = buffers.getNumActive(key);
+            long idleHere = buffers.getNumIdle(key);
+            perClass.add(new StagingStats.SizeClass(size, active, idleHere));
+            borrowed += active;
+            idle += idleHere;
+            bytesBorrowed += active * size;
+            bytesAllocated += (active + idleHere) * size;
+        }
+        return new StagingStats(borrowed, idle, bytesBorrowed, bytesAllocated, buffers.getBorrowedCount(),
+                waits.sum(), timeouts.sum(), failures.sum(), doubleReturns.sum(), overdueLeases.sum(), perClass);
+    }
+
+    StagingSettings settings() {
+        return settings;
+    }
+
+    LimitLedger ledger() {
+        return ledger;
+    }
+
+    /** Buffers that exist now, lent or idle. */
+    int liveBufferCount() {
+        return liveBuffers.size();
+    }
+
+    /** Buffers Commons Pool made and destroyed since start: its own counters. */
+    long createdCount() {
+        return buffers.getCreatedCount();
+    }
+
+    long destroyedCount() {
+        return buffers.getDestroyedCount();
+    }
+
+    long returnedCount() {
+        return buffers.getReturnedCount();
+    }
+}

@@ -1,0 +1,297 @@
+package org.objrdma.staging.internal;
+
+import java.util.ArrayDeque;
+import java.util.Iterator;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.objrdma.api.PrincipalId;
+import org.objrdma.api.staging.StagingException;
+import org.objrdma.api.staging.StagingStatus;
+
+/**
+ * What is lent out against the three limits: buffers per size class, bytes in total and bytes per
+ * principal. A borrow is charged here before it touches the buffer pool and released after the buffer is
+ * back in it, so the buffer pool itself never has to wait.
+ *
+ * <p>Fast path: while nobody waits, a charge is three atomic updates and no lock. Once a charge does not
+ * fit, it queues; while anyone is queued, new charges queue behind them (no barging). Releases hand the
+ * freed room to queued charges in arrival order. Queued charges are granted first come first served for
+ * total bytes and per size class, so a large request is not starved by a stream of small ones; a charge
+ * that waits only for its own principal's limit never holds up other principals. Every wait is bounded.
+ */
+final class LimitLedger {
+
+    /** Which limit a charge ran into, for the failure message. */
+    enum Outcome { GRANTED, CLASS_FULL, TOTAL_FULL, PRINCIPAL_FULL }
+
+    private final long maxTotalBytes;
+    private final long maxBytesPerPrincipal;
+    private final int maxBuffersPerClass;
+    private final SizeClasses classes;
+
+    private final AtomicIntegerArray buffersLent;
+    private final AtomicLong bytesLent = new AtomicLong();
+    /** Only principals with bytes lent have an entry; it goes when their count returns to zero. */
+    private final ConcurrentHashMap<PrincipalId, Long> bytesLentPerPrincipal = new ConcurrentHashMap<>();
+
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Charges that did not fit, oldest first. Guarded by {@link #lock}. */
+    private final ArrayDeque<Waiter> queue = new ArrayDeque<>();
+    /** The queue's length, readable without the lock: zero means the fast path may run. */
+    private final AtomicInteger queued = new AtomicInteger();
+    private volatile boolean closed;
+
+    LimitLedger(StagingSettings settings, SizeClasses classes) {
+        this.maxTotalBytes = settings.maxTotalBytes();
+        this.maxBytesPerPrincipal = settings.maxBytesPerPrincipal();
+        this.maxBuffersPerClass = settings.maxBuffersPerClass();
+        this.classes = classes;
+        this.buffersLent = new AtomicIntegerArray(classes.count());
+    }
+
+    /**
+     * Charges one buffer of class {@code classIndex} to {@code principal}, waiting up to {@code maxWaitNanos}
+     * for room.
+     *
+     * @return true if the charge had to wait (it did not fit at once)
+     * @throws StagingException LIMIT if a limit stayed reached for the whole wait (or the wait was
+     *         interrupted; the interrupt flag is kept), CLOSED if the ledger closed first. Nothing is charged.
+     */
+    boolean charge(int classIndex, PrincipalId principal, long maxWaitNanos) throws StagingException {
+        long bytes = classes.size(classIndex);
+        if (closed) {
+            throw closedException();
+        }
+        if (queued.get() == 0 && tryCharge(classIndex, bytes, principal, false) == Outcome.GRANTED) {
+            return false;
+        }
+        return chargeInLine(new Waiter(classIndex, bytes, principal), maxWaitNanos);
+    }
+
+    /** Gives back what {@link #charge} took. */
+    void release(int classIndex, PrincipalId principal) {
+        long bytes = classes.size(classIndex);
+        bytesLentPerPrincipal.merge(principal, -bytes, LimitLedger::sumOrRemove);
+        bytesLent.addAndGet(-bytes);
+        buffersLent.decrementAndGet(classIndex);
+        grantIfQueued();
+    }
+
+    /** Fails every queued charge with CLOSED and refuses new ones. Releases still work. */
+    void close() {
+        lock.lock();
+        try {
+            closed = true;
+            for (Waiter w : queue) {
+                w.wakeUp.signal();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    long bytesLent() {
+        return bytesLent.get();
+    }
+
+    long bytesLent(PrincipalId principal) {
+        Long b = bytesLentPerPrincipal.get(principal);
+        return b == null ? 0 : b;
+    }
+
+    /** Principals with bytes lent now. */
+    int principalsCharged() {
+        return bytesLentPerPrincipal.size();
+    }
+
+    int buffersLent(int classIndex) {
+        return buffersLent.get(classIndex);
+    }
+
+    int buffersLent() {
+        int n = 0;
+        for (int i = 0; i < buffersLent.length(); i++) {
+            n += buffersLent.get(i);
+        }
+        return n;
+    }
+
+    int queuedCharges() {
+        return queued.get();
+    }
+
+    private boolean chargeInLine(Waiter w, long maxWaitNanos) throws StagingException {
+        long deadline = System.nanoTime() + maxWaitNanos;
+        lock.lock();
+        try {
+            if (closed) {
+                throw closedException();
+            }
+            queue.addLast(w);
+            queued.incrementAndGet();
+            grantQueued();
+            if (w.granted) {
+                return false;
+            }
+            while (!w.granted) {
+                if (closed) {
+                    leaveQueue(w);
+                    throw closedException();
+                }
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    leaveQueue(w);
+                    throw new StagingException(StagingStatus.LIMIT, limitMessage(w, maxWaitNanos));
+                }
+                try {
+                    w.wakeUp.awaitNanos(remaining);
+                } catch (InterruptedException e) {
+                    if (w.granted) {
+                        // granted in the same instant: keep the charge, keep the interrupt for the caller
+                        Thread.currentThread().interrupt();
+                        return true;
+                    }
+                    leaveQueue(w);
+                    Thread.currentThread().interrupt();
+                    throw new StagingException(StagingStatus.LIMIT,
+                            "interrupted while waiting: " + limitMessage(w, maxWaitNanos), e);
+                }
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Removes a waiter that gives up; those behind it may now fit. Under the lock. */
+    private void leaveQueue(Waiter w) {
+        if (queue.remove(w)) {
+            queued.decrementAndGet();
+        }
+        grantQueued();
+    }
+
+    private void grantIfQueued() {
+        // Pairs with chargeInLine: a waiter publishes itself in 'queued' before it checks the counters, and
+        // a release updates the counters before it reads 'queued', so one of the two always sees the other.
+        if (queued.get() > 0) {
+            lock.lock();
+            try {
+                grantQueued();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** Grants every queued charge that fits, oldest first. Under the lock. */
+    private void grantQueued() {
+        if (closed) {
+            return;
+        }
+        boolean totalBlocked = false;
+        long classBlocked = 0; // bit i: an older charge of class i still waits for that class
+        for (Iterator<Waiter> it = queue.iterator(); it.hasNext(); ) {
+            Waiter w = it.next();
+            long classBit = 1L << w.classIndex;
+            if (totalBlocked || (classBlocked & classBit) != 0) {
+                continue; // first come, first served for shared room
+            }
+            Outcome o = tryCharge(w.classIndex, w.bytes, w.principal, true);
+            w.lastOutcome = o;
+            switch (o) {
+                case GRANTED -> {
+                    it.remove();
+                    queued.decrementAndGet();
+                    w.granted = true;
+                    w.wakeUp.signal();
+                }
+                case TOTAL_FULL -> totalBlocked = true;
+                case CLASS_FULL -> classBlocked |= classBit;
+                case PRINCIPAL_FULL -> {
+                    // only this principal's own later charges are affected, and they are checked on their own
+                }
+            }
+        }
+    }
+
+    /**
+     * Charges class, total and principal, or nothing. A partial charge is undone; outside the lock the undo
+     * may have made a queued charge fail a check it would now pass, so it also grants queued charges.
+     */
+    private Outcome tryCharge(int classIndex, long bytes, PrincipalId principal, boolean underLock) {
+        for (;;) {
+            int n = buffersLent.get(classIndex);
+            if (n >= maxBuffersPerClass) {
+                return Outcome.CLASS_FULL;
+            }
+            if (buffersLent.compareAndSet(classIndex, n, n + 1)) {
+                break;
+            }
+        }
+        for (;;) {
+            long total = bytesLent.get();
+            if (total + bytes > maxTotalBytes) {
+                buffersLent.decrementAndGet(classIndex);
+                if (!underLock) {
+                    grantIfQueued();
+                }
+                return Outcome.TOTAL_FULL;
+            }
+            if (bytesLent.compareAndSet(total, total + bytes)) {
+                break;
+            }
+        }
+        long principalBytes = bytesLentPerPrincipal.merge(principal, bytes, Long::sum);
+        if (principalBytes > maxBytesPerPrincipal) {
+            bytesLentPerPrincipal.merge(principal, -bytes, LimitLedger::sumOrRemove);
+            bytesLent.addAndGet(-bytes);
+            buffersLent.decrementAndGet(classIndex);
+            if (!underLock) {
+                grantIfQueued();
+            }
+            return Outcome.PRINCIPAL_FULL;
+        }
+        return Outcome.GRANTED;
+    }
+
+    private static Long sumOrRemove(Long current, Long delta) {
+        long sum = current + delta;
+        return sum == 0 ? null : sum;
+    }
+
+    private String limitMessage(Waiter w, long maxWaitNanos) {
+        String limit = switch (w.lastOutcome == null ? Outcome.TOTAL_FULL : w.lastOutcome) {
+            case CLASS_FULL -> "max.buffers.per.class (" + maxBuffersPerClass + " buffers of " + w.bytes + " bytes)";
+            case PRINCIPAL_FULL -> "max.bytes.per.principal (" + maxBytesPerPrincipal + " bytes for " + w.principal + ")";
+            case TOTAL_FULL, GRANTED -> "max.total.bytes (" + maxTotalBytes + " bytes)";
+        };
+        return "limit " + limit + " stayed reached for " + TimeUnit.NANOSECONDS.toMillis(maxWaitNanos)
+                + " ms; a " + w.bytes + "-byte buffer could not be lent";
+    }
+
+    private static StagingException closedException() {
+        return new StagingException(StagingStatus.CLOSED, "the staging pool is shutting down");
+    }
+
+    /** One queued charge. Fields other than the final ones are guarded by the ledger's lock. */
+    private final class Waiter {
+        final int classIndex;
+        final long bytes;
+        final PrincipalId principal;
+        final Condition wakeUp = lock.newCondition();
+        boolean granted;
+        Outcome lastOutcome;
+
+        Waiter(int classIndex, long bytes, PrincipalId principal) {
+            this.classIndex = classIndex;
+            this.bytes = bytes;
+            this.principal = principal;
+        }
+    }
+}
