@@ -1,0 +1,26 @@
+package org.objrdma.session.internal;
+
+import java.util.Objects;
+import org.objrdma.api.session.ReadyOutcome;
+
+/**
+ * How one READY data phase ended.
+ *
+ * @param outcome what READY reports and the terminal event remembers
+ * @param bytes   bytes moved (the session size when OK, else 0)
+ * @param detail  one line for the log: the completion status, the mismatch, or the refusal
+ */
+record DataPhaseResult(ReadyOutcome outcome, long bytes, String detail) {
+    DataPhaseResult {
+        Objects.requireNonNull(outcome, "outcome");
+        Objects.requireNonNull(detail, "detail");
+    }
+
+    static DataPhaseResult ok(long bytes) {
+        return new DataPhaseResult(ReadyOutcome.OK, bytes, "ok");
+    }
+
+    static DataPhaseResult of(ReadyOutcome outcome, String detail) {
+        return new DataPhaseResult(outcome, 0, detail);
+    }
+}

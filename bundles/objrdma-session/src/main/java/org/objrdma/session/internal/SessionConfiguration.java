@@ -1,0 +1,95 @@
+package org.objrdma.session.internal;
+
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+
+/**
+ * Configuration of PID {@code org.objrdma.session}: every field of {@code rc_device_opts}, the reaper
+ * period, the lease deadline and the shutdown bound. Every value is validated at activation
+ * ({@link SessionSettings.Builder#build()}); a bad one keeps the component from activating, and the log
+ * names the property.
+ */
+@ObjectClassDefinition(name = "objrdma session manager",
+        description = "hipobj-rc-v2 RC session core: limits, deadlines, slots and transport selection.")
+public @interface SessionConfiguration {
+
+    @AttributeDefinition(name = "Max sessions", min = "1", max = "16777216",
+            description = "Live sessions in all (each owns one channel and one staging buffer), at most 2^24."
+                    + " Default 1024.")
+    long max_sessions() default 1024;
+
+    @AttributeDefinition(name = "Max sessions per principal", min = "1",
+            description = "Live sessions per principal; at most max.sessions. Default 256.")
+    long max_user_sessions() default 256;
+
+    @AttributeDefinition(name = "Max staging bytes", min = "1",
+            description = "Staging bytes of all live sessions together. Default 4294967296 (4 GiB).")
+    long max_staging_bytes() default 4L << 30;
+
+    @AttributeDefinition(name = "Max staging bytes per principal", min = "1",
+            description = "Staging bytes per principal; at most max.staging.bytes. Default 1073741824 (1 GiB).")
+    long max_user_staging_bytes() default 1L << 30;
+
+    @AttributeDefinition(name = "Max queue pairs", min = "1", max = "16777216",
+            description = "Channels (queue pairs) in all; every session owns exactly one; at most 2^24 (24-bit"
+                    + " queue pair numbers). Default 1024.")
+    long max_qps() default 1024;
+
+    @AttributeDefinition(name = "Max queue pairs per principal", min = "1",
+            description = "Channels per principal; at most max.qps. Default 256.")
+    long max_user_qps() default 256;
+
+    @AttributeDefinition(name = "PREPARE timeout (ms)", min = "1", max = "86400000",
+            description = "From PREPARE (and from a Busy READY) to READY; a session never claimed expires. Default 30000.")
+    long prep_timeout_ms() default 30_000;
+
+    @AttributeDefinition(name = "Data phase timeout (ms)", min = "1", max = "86400000",
+            description = "Longest READY data phase, connect included. Default 30000.")
+    long exec_timeout_ms() default 30_000;
+
+    @AttributeDefinition(name = "READY slots", min = "1", max = "65536",
+            description = "Concurrent READY data phases (and gateway-held READY slots). Default 64.")
+    int max_ready_slots() default 64;
+
+    @AttributeDefinition(name = "Stage slots", min = "1", max = "65536",
+            description = "Gateway-held slots around GET staging reads. Default 32.")
+    int max_stage_slots() default 32;
+
+    @AttributeDefinition(name = "Reaper period (ms)", min = "1", max = "100",
+            description = "How often expired sessions and overdue leases are looked for; at most 100. Default 50.")
+    long reaper_period_ms() default 50;
+
+    @AttributeDefinition(name = "Lease timeout (ms)", min = "1", max = "86400000",
+            description = "Longest a staging lease, put view or READY completion reference may be held before it is"
+                    + " revoked and the session ends. Default 60000.")
+    long lease_timeout_ms() default 60_000;
+
+    @AttributeDefinition(name = "Shutdown timeout (ms)", min = "1", max = "86400000",
+            description = "How long deactivation waits for held sessions to drain before tearing them down by force"
+                    + " and reporting them. Default 10000.")
+    long shutdown_timeout_ms() default 10_000;
+
+    @AttributeDefinition(name = "Verbs device name", required = false,
+            description = "When set, sessions are created only on the transport named verbs:<dev.name>; pair it with"
+                    + " transport.target = (objrdma.transport.name=verbs:<dev.name>) so that transport is the one bound."
+                    + " Empty (default): any transport.")
+    String dev_name() default "";
+
+    @AttributeDefinition(name = "GID prefix hint", required = false,
+            description = "GID prefix of the rc_device_opts; validated and reported. GID selection belongs to the verbs"
+                    + " transport's own configuration; ignored for TCP. Default empty.")
+    String gid_hint() default "";
+
+    @AttributeDefinition(name = "Port", min = "1", max = "255",
+            description = "Verbs port of the rc_device_opts; validated and reported; ignored for TCP. Default 1.")
+    int port() default 1;
+
+    @AttributeDefinition(name = "GID index", min = "0", max = "65535",
+            description = "GID index of the rc_device_opts; validated and reported; ignored for TCP. Default 0.")
+    int gid_index() default 0;
+
+    @AttributeDefinition(name = "Transport filter", required = false,
+            description = "OSGi filter choosing the Transport service, e.g. (objrdma.transport.name=tcp)."
+                    + " Default: any; the highest service.ranking wins.")
+    String transport_target() default "(objrdma.transport.name=*)";
+}

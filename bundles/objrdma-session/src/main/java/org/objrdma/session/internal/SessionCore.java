@@ -1,0 +1,1192 @@
+package org.objrdma.session.internal;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.objrdma.api.PrincipalId;
+import org.objrdma.api.session.LeaseHandle;
+import org.objrdma.api.session.Op;
+import org.objrdma.api.session.PrepareRequest;
+import org.objrdma.api.session.PrepareResponse;
+import org.objrdma.api.session.RcStatus;
+import org.objrdma.api.session.ReadyOutcome;
+import org.objrdma.api.session.ReadyRequest;
+import org.objrdma.api.session.ReadyResponse;
+import org.objrdma.api.session.SessionBuffer;
+import org.objrdma.api.session.SessionId;
+import org.objrdma.api.session.SessionInfo;
+import org.objrdma.api.session.SessionLimits;
+import org.objrdma.api.session.SessionManager;
+import org.objrdma.api.session.SessionResult;
+import org.objrdma.api.session.SessionSnapshot;
+import org.objrdma.api.session.SessionState;
+import org.objrdma.api.session.SessionTerminalListener;
+import org.objrdma.api.session.TerminalEvent;
+import org.objrdma.api.session.TerminalReason;
+import org.objrdma.api.staging.StagingException;
+import org.objrdma.api.staging.StagingLease;
+import org.objrdma.api.staging.StagingPool;
+import org.objrdma.api.telemetry.Counter;
+import org.objrdma.api.telemetry.Telemetry;
+import org.objrdma.api.transport.Channel;
+import org.objrdma.api.transport.ChannelOptions;
+import org.objrdma.api.transport.EndpointInfo;
+import org.objrdma.api.transport.MemoryRegion;
+import org.objrdma.api.transport.RemoteRegion;
+import org.objrdma.api.transport.ScatterGatherEntry;
+import org.objrdma.api.transport.Transport;
+import org.objrdma.api.transport.TransportError;
+import org.objrdma.api.transport.TransportException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The RC session core: the state table, legality checks (in the C core's order), consume-once leases,
+ * limits, slots, the data phase, the reaper and exactly-once terminal notification. A plain object:
+ * clock, randomness, staging pool, transport, telemetry and listeners are handed in, so unit tests run
+ * it without OSGi; {@link SessionManagerComponent} wraps it as the DS service.
+ *
+ * <p><b>Concurrency.</b> Sessions live in a {@link ConcurrentHashMap}; each session is guarded by its own
+ * monitor. No global lock is taken on any call. Nothing blocking (transport calls, staging returns,
+ * listeners) runs under a session monitor. Teardown is claimed by moving the session to
+ * {@link SessionState#REAPING} under its monitor, which happens at most once: that is what makes the
+ * terminal notification fire exactly once, whichever thread (a finish call, the reaper, a transport
+ * unbind, shutdown) gets there first.
+ *
+ * <p><b>Teardown order</b> (one visible place, {@link #tearDown}): close the channel (so no transfer can
+ * touch staging any more), return the staging lease, release the limit charges, count, notify.
+ */
+public final class SessionCore implements SessionManager {
+    private static final Logger LOG = LoggerFactory.getLogger(SessionCore.class);
+
+    /** Largest session: what one verbs scatter-gather entry can carry. */
+    static final long MAX_SIZE = 0x7fff_ffffL;
+    /** Longest target ({@code rc_session_info_resp.target} holds 2048 bytes with the terminator). */
+    static final int MAX_TARGET_CHARS = 2047;
+    /** Longest etag or version id ({@code rc_ready_resp} holds 128 bytes with the terminator). */
+    static final int MAX_TAG_CHARS = 127;
+    private static final long MAX_24_BITS = 0xFF_FFFFL;
+    private static final HexFormat HEX = HexFormat.of();
+
+    private final SessionSettings settings;
+    private final SessionLimits limits;
+    private final MonotonicClock clock;
+    private final RandomSource random;
+    private final ChannelOptions channelOptions;
+    private final ConcurrentHashMap<SessionId, Session> sessions = new ConcurrentHashMap<>();
+    private final AtomicLong epochs = new AtomicLong();
+    private final AtomicLong workRequestIds = new AtomicLong();
+    private final LimitAccounting accounting;
+    private final SlotCounter readySlots;
+    private final SlotCounter stageSlots;
+    private final DeadlineSlots deadlineSlots;
+    private final CopyOnWriteArrayList<SessionTerminalListener> listeners = new CopyOnWriteArrayList<>();
+
+    private volatile Transport transport;
+    private volatile StagingPool stagingPool;
+    private volatile Telemetry telemetry = Telemetry.NOOP;
+    private volatile boolean closing;
+
+    private final Object reaperLock = new Object();
+    private ScheduledExecutorService reaper; // guarded by reaperLock
+
+    public SessionCore(SessionSettings settings, MonotonicClock clock, RandomSource random) {
+        this.settings = settings;
+        this.limits = settings.toLimits();
+        this.clock = clock;
+        this.random = random;
+        this.accounting = new LimitAccounting(settings);
+        this.readySlots = new SlotCounter("READY", settings.maxReadySlots());
+        this.stageSlots = new SlotCounter("stage", settings.maxStageSlots());
+        this.deadlineSlots = new DeadlineSlots(Math.toIntExact(settings.maxSessions()));
+        // one request in flight per direction; connecting may use the whole exec budget
+        this.channelOptions = new ChannelOptions(4, 4, 1, Duration.ofMillis(settings.execTimeoutMs()));
+    }
+
+    // ------------------------------------------------------------------ environment
+
+    /** New sessions open their channels here; sessions already open keep theirs. */
+    public void useTransport(Transport t) {
+        transport = t;
+    }
+
+    /**
+     * {@code t} went away: every session on it ends with a wire failure. Its channel is closed now (a
+     * running data phase fails at once with a flush), staging returns as soon as nothing holds it, and
+     * the terminal notification fires once.
+     *
+     * @return how many sessions were ended
+     */
+    public int transportGone(Transport t) {
+        if (transport == t) {
+            transport = null;
+        }
+        return endSessionsWhere(s -> s.transport == t, "transport " + t.name() + " went away");
+    }
+
+    /** New sessions borrow staging here. */
+    public void useStagingPool(StagingPool pool) {
+        stagingPool = pool;
+    }
+
+    /**
+     * {@code pool} went away: sessions holding its buffers end as after a transport loss (their staging
+     * registrations go with it).
+     */
+    public int stagingPoolGone(StagingPool pool) {
+        if (stagingPool == pool) {
+            stagingPool = null;
+        }
+        return endSessionsWhere(s -> s.pool == pool, "staging pool went away");
+    }
+
+    public void useTelemetry(Telemetry t) {
+        telemetry = t == null ? Telemetry.NOOP : t;
+    }
+
+    public void addTerminalListener(SessionTerminalListener listener) {
+        listeners.add(listener);
+    }
+
+    public void removeTerminalListener(SessionTerminalListener listener) {
+        listeners.remove(listener);
+    }
+
+    public SessionSettings settings() {
+        return settings;
+    }
+
+    // ------------------------------------------------------------------ PREPARE
+
+    @Override
+    public SessionResult<PrepareResponse> prepare(PrepareRequest request) {
+        if (request == null) {
+            return SessionResult.failed(RcStatus.ARG);
+        }
+        if (closing) {
+            return SessionResult.failed(RcStatus.INTERNAL);
+        }
+        Transport t = transport;
+        StagingPool pool = stagingPool;
+        String argError = prepareArgumentError(request, t, pool);
+        if (argError != null) {
+            LOG.debug("PREPARE refused (ARG): {}", argError);
+            return SessionResult.failed(RcStatus.ARG);
+        }
+        PrincipalId principal = request.principal();
+        int size = (int) request.size();
+        String refusedBy = accounting.take(principal, size);
+        if (refusedBy != null) {
+            LOG.debug("PREPARE refused (LIMIT): {} reached for {}", refusedBy, principal);
+            return SessionResult.failed(RcStatus.LIMIT);
+        }
+        // From here on, everything taken is given back unless the session is published in the map.
+        boolean charged = true;
+        StagingLease lease = null;
+        Channel channel = null;
+        Session created = null;
+        try {
+            if (request.target().length() > MAX_TARGET_CHARS) {
+                return SessionResult.failed(RcStatus.TRUNC);
+            }
+            SessionId id = newSessionId();
+            if (id == null) {
+                return SessionResult.failed(RcStatus.INTERNAL);
+            }
+            if (t == null || pool == null) {
+                LOG.warn("PREPARE refused (INTERNAL): no {} bound", t == null ? "transport" : "staging pool");
+                return SessionResult.failed(RcStatus.INTERNAL);
+            }
+            if (!t.isAvailable() || !selects(t)) {
+                LOG.warn("PREPARE refused (INTERNAL): transport {} {}", t.name(), t.isAvailable()
+                        ? "does not match dev.name '" + settings.devName() + "'"
+                        : "is unavailable: " + t.unavailabilityCause().orElse("no cause given"));
+                return SessionResult.failed(RcStatus.INTERNAL);
+            }
+            try {
+                lease = pool.borrow(size, principal, id.hex(), Duration.ZERO);
+            } catch (StagingException e) {
+                RcStatus status = switch (e.status()) {
+                    case LIMIT -> RcStatus.LIMIT;
+                    case INVALID_SIZE -> RcStatus.ARG;
+                    default -> RcStatus.INTERNAL;
+                };
+                LOG.debug("PREPARE refused ({}): staging borrow failed: {}", status, e.getMessage());
+                return SessionResult.failed(status);
+            }
+            long stagingOffset = stagingOffset(lease, size);
+            if (stagingOffset < 0 || !lease.region().transportName().equals(t.name())) {
+                LOG.error("PREPARE refused (INTERNAL): staging lease of {} bytes is not a registration of"
+                        + " transport {} covering its segment (region of {})", size, t.name(),
+                        lease.region().transportName());
+                return SessionResult.failed(RcStatus.INTERNAL);
+            }
+            try {
+                channel = t.openChannel(channelOptions);
+            } catch (TransportException e) {
+                RcStatus status = e.error() == TransportError.RESOURCE_EXHAUSTED ? RcStatus.LIMIT : RcStatus.INTERNAL;
+                LOG.warn("PREPARE refused ({}): transport {} could not open a channel: {}", status, t.name(),
+                        e.getMessage());
+                return SessionResult.failed(status);
+            }
+            long now = clock.millis();
+            Session s = new Session(id, epochs.incrementAndGet(), principal, request.op(), request.target(),
+                    request.offset(), size, request.cookie(), request.clientPsn(), request.clientEndpoint(),
+                    request.clientRegion(), now, t, pool, lease, stagingOffset, channel, deadlineSlots);
+            synchronized (s) {
+                s.prepDeadline = now + settings.prepTimeoutMs();
+                s.recomputeEarliestDeadline();
+                s.takeSlot();
+            }
+            created = s;
+            PrepareResponse response = new PrepareResponse(id, channel.localEndpoint(),
+                    lease.region().asRemote().slice(stagingOffset, size));
+            if (sessions.putIfAbsent(id, s) != null) {
+                LOG.error("PREPARE refused (INTERNAL): random session id collided with a live session");
+                return SessionResult.failed(RcStatus.INTERNAL);
+            }
+            charged = false;
+            lease = null;
+            channel = null;
+            created = null;
+            telemetry.increment(Counter.SESSIONS_PREPARED);
+            return SessionResult.ok(response);
+        } finally {
+            if (created != null) {
+                synchronized (created) {
+                    created.releaseSlot();
+                }
+            }
+            if (channel != null) {
+                channel.close();
+            }
+            if (lease != null) {
+                lease.release();
+            }
+            if (charged) {
+                accounting.release(principal, size);
+            }
+        }
+    }
+
+    /** Why the request is malformed, or null. Touches nothing. */
+    private static String prepareArgumentError(PrepareRequest r, Transport t, StagingPool pool) {
+        if (r.size() < 1 || r.size() > MAX_SIZE) {
+            return "size " + r.size() + " outside 1.." + MAX_SIZE;
+        }
+        if (r.offset() < 0 || r.offset() > Long.MAX_VALUE - r.size()) {
+            return "offset " + r.offset() + " negative or offset + size overflows";
+        }
+        if (r.target().isEmpty()) {
+            return "empty target";
+        }
+        if (r.clientPsn() == 0 || (r.clientPsn() & ~MAX_24_BITS) != 0) {
+            return "client PSN must be a non-zero 24-bit value";
+        }
+        if (r.cookie() == 0) {
+            return "cookie must not be 0";
+        }
+        if (r.clientEndpoint() != null && t != null && r.clientEndpoint().level() != t.level()) {
+            return "client endpoint is " + r.clientEndpoint().level() + " but the transport is " + t.level();
+        }
+        if (r.clientRegion() != null && r.clientRegion().length() < r.size()) {
+            return "client region of " + r.clientRegion().length() + " bytes is shorter than size " + r.size();
+        }
+        if (pool != null && r.size() > pool.maxBufferSize()) {
+            return "size " + r.size() + " above the staging pool's largest buffer " + pool.maxBufferSize();
+        }
+        return null;
+    }
+
+    private boolean selects(Transport t) {
+        return settings.devName().isEmpty() || t.name().equals("verbs:" + settings.devName());
+    }
+
+    /** Offset of the lease's bytes in its region, or -1 if the region does not cover them. */
+    private static long stagingOffset(StagingLease lease, long size) {
+        MemoryRegion region = lease.region();
+        long offset = lease.segment().address() - region.segment().address();
+        if (offset < 0 || offset > region.length() - size) {
+            return -1;
+        }
+        return offset;
+    }
+
+    private SessionId newSessionId() {
+        byte[] bits = new byte[16];
+        try {
+            random.nextBytes(bits);
+        } catch (RuntimeException e) {
+            LOG.error("PREPARE refused (INTERNAL): the random source failed", e);
+            return null;
+        }
+        return new SessionId(HEX.formatHex(bits));
+    }
+
+    // ------------------------------------------------------------------ finish_prepare, staging
+
+    @Override
+    public RcStatus finishPrepare(SessionId sessionId, boolean committed) {
+        if (sessionId == null) {
+            return RcStatus.ARG;
+        }
+        Session s = sessions.get(sessionId);
+        if (s == null) {
+            return RcStatus.NO_SESSION;
+        }
+        RcStatus status;
+        synchronized (s) {
+            applyDeadlines(s, clock.millis());
+            if (s.state != SessionState.PREPARED) {
+                status = RcStatus.STALE;
+            } else if (!committed) {
+                s.markReapPending(TerminalReason.ABORTED);
+                status = RcStatus.OK;
+            } else if (s.reapPending) {
+                // the C core commits an expired or cancelled session; objrdma refuses
+                status = RcStatus.STALE;
+            } else if (s.op == Op.GET && !s.stageDone) {
+                status = RcStatus.STATE;
+            } else {
+                s.published = true;
+                status = RcStatus.OK;
+            }
+            s.recomputeEarliestDeadline();
+        }
+        reapIfUnpinned(s);
+        return status;
+    }
+
+    @Override
+    public SessionResult<SessionBuffer> borrowStaging(SessionId sessionId) {
+        if (sessionId == null) {
+            return SessionResult.failed(RcStatus.ARG);
+        }
+        Session s = sessions.get(sessionId);
+        if (s == null) {
+            return SessionResult.failed(RcStatus.NO_SESSION);
+        }
+        SessionResult<SessionBuffer> result;
+        synchronized (s) {
+            long now = clock.millis();
+            applyDeadlines(s, now);
+            if (s.state != SessionState.PREPARED) {
+                result = SessionResult.failed(RcStatus.STALE);
+            } else if (s.stagingNonce != 0) {
+                result = SessionResult.failed(RcStatus.DOUBLE);
+            } else {
+                long nonce = s.nextNonce++;
+                s.stagingNonce = nonce;
+                s.stagingLeaseDeadline = now + settings.leaseTimeoutMs();
+                result = SessionResult.ok(new SessionBuffer(s.id, new LeaseHandle(s.epoch, nonce), s.staging.segment()));
+            }
+            s.recomputeEarliestDeadline();
+        }
+        reapIfUnpinned(s);
+        return result;
+    }
+
+    @Override
+    public RcStatus finishStaging(SessionId sessionId, LeaseHandle lease, boolean ok, long written, String etag,
+                                  String versionId) {
+        if (sessionId == null) {
+            return RcStatus.ARG;
+        }
+        Session s = sessions.get(sessionId);
+        if (s == null || lease == null) {
+            return RcStatus.STALE; // a gone session's handle is stale, as in the C core
+        }
+        String tag = etag == null ? "" : etag;
+        String version = versionId == null ? "" : versionId;
+        RcStatus status;
+        synchronized (s) {
+            applyDeadlines(s, clock.millis());
+            if (!matches(lease, s.epoch, s.stagingNonce)) {
+                status = RcStatus.STALE;
+            } else {
+                s.stagingNonce = 0; // consumed: a second finish is STALE
+                s.stagingLeaseDeadline = Session.NOT_ARMED;
+                if (!ok) {
+                    s.markReapPending(TerminalReason.ABORTED);
+                    status = RcStatus.OK;
+                } else if (written != s.size) {
+                    s.markReapPending(TerminalReason.ABORTED);
+                    status = RcStatus.SHORT;
+                } else if (tag.length() > MAX_TAG_CHARS || version.length() > MAX_TAG_CHARS) {
+                    s.markReapPending(TerminalReason.ABORTED);
+                    status = RcStatus.TRUNC;
+                } else {
+                    s.etag = tag;
+                    s.versionId = version;
+                    s.stageDone = true;
+                    status = RcStatus.OK;
+                }
+            }
+            s.recomputeEarliestDeadline();
+        }
+        reapIfUnpinned(s);
+        return status;
+    }
+
+    private static boolean matches(LeaseHandle handle, long epoch, long outstandingNonce) {
+        return handle.isValid() && handle.epoch() == epoch && handle.nonce() == outstandingNonce;
+    }
+
+    @Override
+    public SessionResult<SessionInfo> sessionInfo(SessionId sessionId, PrincipalId who) {
+        if (sessionId == null || who == null) {
+            return SessionResult.failed(RcStatus.ARG);
+        }
+        Session s = sessions.get(sessionId);
+        if (s == null) {
+            return SessionResult.failed(RcStatus.NO_SESSION);
+        }
+        synchronized (s) {
+            applyDeadlines(s, clock.millis());
+        }
+        if (reapIfUnpinned(s)) {
+            return SessionResult.failed(RcStatus.NO_SESSION); // it expired just now
+        }
+        if (!s.principal.equals(who)) {
+            return SessionResult.failed(RcStatus.SESSION);
+        }
+        return SessionResult.ok(new SessionInfo(s.op, s.target));
+    }
+
+    // ------------------------------------------------------------------ READY
+
+    /** What READY took from the session under its monitor, to run the data phase outside it. */
+    private record Claim(Channel channel, EndpointInfo remote, RemoteRegion clientRegion, long wrId) {
+    }
+
+    @Override
+    public SessionResult<ReadyResponse> readyTransfer(ReadyRequest request) {
+        if (request == null) {
+            return SessionResult.failed(RcStatus.ARG);
+        }
+        if (closing) {
+            return SessionResult.failed(RcStatus.INTERNAL);
+        }
+        if (!readySlots.tryAcquire()) {
+            return SessionResult.failed(RcStatus.LIMIT);
+        }
+        try {
+            return readyHoldingSlot(request);
+        } finally {
+            readySlots.release();
+        }
+    }
+
+    private SessionResult<ReadyResponse> readyHoldingSlot(ReadyRequest request) {
+        Session s = sessions.get(request.sessionId());
+        if (s == null) {
+            return SessionResult.failed(RcStatus.NO_SESSION);
+        }
+        Claim claim;
+        RcStatus refusal;
+        synchronized (s) {
+            long now = clock.millis();
+            applyDeadlines(s, now);
+            refusal = readyRefusal(s, request);
+            if (refusal == null) {
+                s.state = SessionState.TRANSFERRING;
+                s.activeRef = 1;
+                s.prepDeadline = Session.NOT_ARMED;
+                s.execDeadline = now + settings.execTimeoutMs();
+                claim = new Claim(s.channel, completeEndpoint(s.clientEndpoint, request.clientQpn(), s.clientPsn),
+                        request.clientRegion() != null ? request.clientRegion() : s.preparedClientRegion,
+                        workRequestIds.incrementAndGet());
+            } else {
+                claim = null;
+            }
+            s.recomputeEarliestDeadline();
+        }
+        if (refusal != null) {
+            reapIfUnpinned(s); // only does something if a deadline passed just now
+            return SessionResult.failed(refusal);
+        }
+        DataPhaseResult result;
+        try {
+            result = claim.remote() == null
+                    ? DataPhaseResult.ok(s.size) // control-plane-only session: the C core's reference-harness mode
+                    : DataPhase.run(claim.channel(), claim.remote(), s.op,
+                            new ScatterGatherEntry(s.staging.region(), s.stagingOffset, s.size), claim.clientRegion(),
+                            s.cookie, claim.wrId(), settings.execTimeoutMs());
+        } catch (RuntimeException e) {
+            // a transport that throws instead of reporting a status must not leave the session claimed forever
+            LOG.warn("session {}: transport {} threw during the data phase", s.id, s.transport.name(), e);
+            result = DataPhaseResult.of(ReadyOutcome.WIRE_FAIL, "transport threw " + e);
+        }
+        return applyOutcome(s, claim, result);
+    }
+
+    /** The READY checks in the C core's order; null when READY may claim the session. Changes nothing. */
+    private static RcStatus readyRefusal(Session s, ReadyRequest r) {
+        if (!s.principal.equals(r.principal())) {
+            return RcStatus.SESSION;
+        }
+        if (s.state == SessionState.TRANSFERRING || s.state == SessionState.COMPLETING) {
+            return RcStatus.STATE; // duplicate READY: session preserved
+        }
+        if (s.state != SessionState.PREPARED) {
+            return RcStatus.STALE;
+        }
+        if (!s.published) {
+            return RcStatus.STATE;
+        }
+        if (s.reapPending) {
+            return RcStatus.STALE;
+        }
+        if (s.cookie != r.cookie()) {
+            return RcStatus.SESSION;
+        }
+        // objrdma: arguments that only make sense against the session are checked last, still preserving it
+        if (s.clientEndpoint != null) {
+            long qpn = r.clientQpn();
+            boolean verbs = s.clientEndpoint instanceof EndpointInfo.Verbs;
+            if (qpn < 1 || (verbs && qpn > MAX_24_BITS)) {
+                return RcStatus.ARG;
+            }
+            if (s.op == Op.GET) {
+                RemoteRegion region = r.clientRegion() != null ? r.clientRegion() : s.preparedClientRegion;
+                if (region == null || region.length() < s.size) {
+                    return RcStatus.ARG;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The client endpoint of PREPARE with READY's queue pair (verbs) or channel (TCP) number filled in. */
+    private static EndpointInfo completeEndpoint(EndpointInfo prepared, long clientQpn, int clientPsn) {
+        if (prepared == null) {
+            return null;
+        }
+        return switch (prepared) {
+            case EndpointInfo.Verbs v -> new EndpointInfo.Verbs((int) clientQpn, clientPsn, v.gid(), v.lid(), v.port(), v.mtu());
+            case EndpointInfo.Tcp tcp -> new EndpointInfo.Tcp(tcp.address(), clientQpn, tcp.key());
+        };
+    }
+
+    private SessionResult<ReadyResponse> applyOutcome(Session s, Claim claim, DataPhaseResult result) {
+        ReadyOutcome outcome = result.outcome();
+        if (outcome == ReadyOutcome.BUSY) {
+            return rollBackBusy(s, claim, result);
+        }
+        ReadyResponse response = null;
+        synchronized (s) {
+            if (s.state == SessionState.REAPING) {
+                // shutdown gave up waiting and tore the session down around us
+                return SessionResult.failed(RcStatus.WIRE);
+            }
+            if (s.transportLost) {
+                outcome = ReadyOutcome.WIRE_FAIL; // whatever the channel said, the transport is gone
+            }
+            s.lastOutcome = outcome;
+            s.execDeadline = Session.NOT_ARMED;
+            if (outcome == ReadyOutcome.OK) {
+                s.state = SessionState.COMPLETING;
+                s.bytesTransferred = result.bytes();
+                s.refDeadline = clock.millis() + settings.leaseTimeoutMs();
+                response = new ReadyResponse(result.bytes(), s.cookie, ReadyOutcome.OK,
+                        s.op == Op.GET ? s.etag : "", s.op == Op.GET ? s.versionId : "");
+            } else {
+                s.activeRef = 0;
+                s.markReapPending(TerminalReason.FAILED);
+            }
+            s.recomputeEarliestDeadline();
+        }
+        if (response != null) {
+            telemetry.increment(Counter.SESSIONS_READY_OK);
+            return SessionResult.ok(response);
+        }
+        LOG.info("session {}: READY data phase failed: {} ({})", s.id, outcome, result.detail());
+        telemetry.increment(Counter.SESSIONS_READY_FAILED);
+        reapIfUnpinned(s);
+        return SessionResult.failed(RcStatus.WIRE);
+    }
+
+    /**
+     * Busy: the peer was not ready. The session goes back to PREPARED (still published) so the client
+     * may retry READY; the prep deadline is re-armed. The transport SPI has no way back from an errored
+     * channel to INIT, so the channel is replaced by a fresh one; see the README for what that means for
+     * the endpoint the client connects to.
+     */
+    private SessionResult<ReadyResponse> rollBackBusy(Session s, Claim claim, DataPhaseResult result) {
+        synchronized (s) {
+            s.lastOutcome = ReadyOutcome.BUSY;
+            s.execDeadline = Session.NOT_ARMED;
+            s.recomputeEarliestDeadline();
+        }
+        telemetry.increment(Counter.SESSIONS_READY_BUSY);
+        // keep as much of the endpoint's identity as the SPI allows: a TCP channel keeps its access key, so
+        // a client that was handed the old endpoint can still authenticate (the channel number changes)
+        ChannelOptions rearm = claim.channel().localEndpoint() instanceof EndpointInfo.Tcp tcp
+                ? channelOptions.withAccessKey(tcp.key()) : channelOptions;
+        claim.channel().close();
+        Channel fresh = null;
+        String rearmFailure = null;
+        if (closing) {
+            rearmFailure = "session manager shutting down";
+        } else {
+            try {
+                fresh = s.transport.openChannel(rearm);
+            } catch (TransportException | RuntimeException e) {
+                rearmFailure = "could not open a fresh channel: " + e.getMessage();
+            }
+        }
+        boolean retryable;
+        synchronized (s) {
+            retryable = fresh != null && !s.reapPending && !s.transportLost && s.state == SessionState.TRANSFERRING;
+            if (retryable) {
+                s.channel = fresh;
+                s.state = SessionState.PREPARED;
+                s.activeRef = 0;
+                s.prepDeadline = clock.millis() + settings.prepTimeoutMs();
+            } else if (s.state != SessionState.REAPING) {
+                s.activeRef = 0;
+                if (s.transportLost) {
+                    s.lastOutcome = ReadyOutcome.WIRE_FAIL;
+                }
+                s.markReapPending(TerminalReason.FAILED);
+            }
+            s.recomputeEarliestDeadline();
+        }
+        if (retryable) {
+            LOG.debug("session {}: READY busy ({}); re-armed with channel {}, READY may be retried", s.id,
+                    result.detail(), fresh.id());
+            return SessionResult.ok(new ReadyResponse(0, s.cookie, ReadyOutcome.BUSY, "", ""));
+        }
+        if (fresh != null) {
+            fresh.close();
+        }
+        LOG.info("session {}: READY busy ({}) and not re-armed: {}", s.id, result.detail(),
+                rearmFailure != null ? rearmFailure : "the session was cancelled, expired or lost its transport meanwhile");
+        reapIfUnpinned(s);
+        return SessionResult.failed(RcStatus.WIRE);
+    }
+
+    // ------------------------------------------------------------------ PUT data, finalizers
+
+    @Override
+    public SessionResult<SessionBuffer> getPutData(SessionId sessionId) {
+        if (sessionId == null) {
+            return SessionResult.failed(RcStatus.ARG);
+        }
+        Session s = sessions.get(sessionId);
+        if (s == null) {
+            return SessionResult.failed(RcStatus.NO_SESSION);
+        }
+        SessionResult<SessionBuffer> result;
+        synchronized (s) {
+            long now = clock.millis();
+            applyDeadlines(s, now);
+            if (s.state != SessionState.COMPLETING || s.op != Op.PUT) {
+                result = SessionResult.failed(RcStatus.STATE);
+            } else if (s.putViewNonce != 0) {
+                result = SessionResult.failed(RcStatus.DOUBLE);
+            } else if (s.activeRef == 0) {
+                result = SessionResult.failed(RcStatus.STALE); // completion reference revoked: nothing to move
+            } else {
+                long nonce = s.nextNonce++;
+                s.putViewNonce = nonce;
+                // the reference moves to the view in one step: the reaper never sees the session unpinned
+                s.activeRef--;
+                s.putRef++;
+                s.refDeadline = now + settings.leaseTimeoutMs();
+                result = SessionResult.ok(new SessionBuffer(s.id, new LeaseHandle(s.epoch, nonce), s.staging.segment()));
+            }
+            s.recomputeEarliestDeadline();
+        }
+        reapIfUnpinned(s);
+        return result;
+    }
+
+    @Override
+    public RcStatus finishPut(SessionId sessionId, LeaseHandle view, boolean committed, String etag, String versionId) {
+        if (sessionId == null) {
+            return RcStatus.ARG;
+        }
+        Session s = sessions.get(sessionId);
+        if (s == null || view == null) {
+            return RcStatus.STALE; // "a redundant FinishPut after a commit is a no-op STALE"
+        }
+        String tag = etag == null ? "" : etag;
+        String version = versionId == null ? "" : versionId;
+        RcStatus status;
+        synchronized (s) {
+            applyDeadlines(s, clock.millis());
+            if (!matches(view, s.epoch, s.putViewNonce)) {
+                status = RcStatus.STALE;
+            } else {
+                s.putViewNonce = 0;
+                s.putRef = Math.max(0, s.putRef - 1);
+                s.refDeadline = Session.NOT_ARMED;
+                status = RcStatus.OK;
+                if (committed) {
+                    if (tag.length() > MAX_TAG_CHARS || version.length() > MAX_TAG_CHARS) {
+                        status = RcStatus.TRUNC;
+                    } else {
+                        s.etag = tag;
+                        s.versionId = version;
+                    }
+                }
+                s.markReapPending(committed ? TerminalReason.COMPLETED : TerminalReason.ABORTED);
+            }
+            s.recomputeEarliestDeadline();
+        }
+        reapIfUnpinned(s);
+        return status;
+    }
+
+    @Override
+    public RcStatus finishFinal(SessionId sessionId) {
+        if (sessionId == null) {
+            return RcStatus.ARG;
+        }
+        Session s = sessions.get(sessionId);
+        if (s == null) {
+            return RcStatus.NO_SESSION;
+        }
+        RcStatus status;
+        synchronized (s) {
+            applyDeadlines(s, clock.millis());
+            if (s.state == SessionState.REAPING) {
+                status = RcStatus.STALE;
+            } else if (s.state != SessionState.COMPLETING || s.putViewNonce != 0 || s.putRef != 0) {
+                // objrdma: the C core accepts this from any state and decrements blindly; a finalizer
+                // belongs only after a successful READY, and after get_put_data finish_put is the only one
+                status = RcStatus.STATE;
+            } else if (s.activeRef == 0) {
+                status = RcStatus.STALE;
+            } else {
+                s.activeRef = 0;
+                s.refDeadline = Session.NOT_ARMED;
+                s.markReapPending(TerminalReason.COMPLETED);
+                status = RcStatus.OK;
+            }
+            s.recomputeEarliestDeadline();
+        }
+        reapIfUnpinned(s);
+        return status;
+    }
+
+    // ------------------------------------------------------------------ cancel, slots, snapshot
+
+    @Override
+    public RcStatus cancel(SessionId sessionId, PrincipalId who) {
+        if (sessionId == null || who == null) {
+            return RcStatus.ARG;
+        }
+        Session s = sessions.get(sessionId);
+        if (s == null) {
+            return RcStatus.NO_SESSION;
+        }
+        RcStatus status;
+        synchronized (s) {
+            applyDeadlines(s, clock.millis());
+            if (!s.principal.equals(who)) {
+                status = RcStatus.SESSION;
+            } else {
+                s.markReapPending(TerminalReason.CANCELLED);
+                status = RcStatus.OK;
+            }
+            s.recomputeEarliestDeadline();
+        }
+        reapIfUnpinned(s);
+        return status;
+    }
+
+    @Override
+    public void cancelAll() {
+        markAll(TerminalReason.CANCELLED);
+    }
+
+    @Override
+    public RcStatus tryAcquireReadySlot() {
+        return readySlots.tryAcquire() ? RcStatus.OK : RcStatus.LIMIT;
+    }
+
+    @Override
+    public void releaseReadySlot() {
+        readySlots.release();
+    }
+
+    @Override
+    public RcStatus tryAcquireStageSlot() {
+        return stageSlots.tryAcquire() ? RcStatus.OK : RcStatus.LIMIT;
+    }
+
+    @Override
+    public void releaseStageSlot() {
+        stageSlots.release();
+    }
+
+    @Override
+    public List<SessionSnapshot> snapshot() {
+        long now = clock.millis();
+        List<SessionSnapshot> out = new ArrayList<>(sessions.size());
+        for (Session s : sessions.values()) {
+            SessionState state;
+            boolean reapPending;
+            synchronized (s) {
+                state = s.state;
+                reapPending = s.reapPending;
+            }
+            out.add(new SessionSnapshot(s.id, s.op, s.target, state, reapPending,
+                    Duration.ofMillis(Math.max(0, now - s.createdAtMillis)), s.size));
+        }
+        return out;
+    }
+
+    @Override
+    public SessionLimits limits() {
+        return limits;
+    }
+
+    /** Every mutable field of one session, or empty if it is gone. */
+    public Optional<SessionDetail> detail(SessionId sessionId) {
+        Session s = sessions.get(sessionId);
+        if (s == null) {
+            return Optional.empty();
+        }
+        synchronized (s) {
+            return Optional.of(new SessionDetail(s.epoch, s.state, s.reapPending, s.published, s.stageDone, s.prepDeadline,
+                    s.execDeadline, s.stagingLeaseDeadline, s.refDeadline, s.nextNonce, s.stagingNonce, s.putViewNonce,
+                    s.activeRef, s.putRef, s.lastOutcome, s.terminalReason, s.bytesTransferred, s.etag, s.versionId,
+                    s.transportLost, s.channel.id()));
+        }
+    }
+
+    /**
+     * The endpoint a client connects to for this session now. It is the one PREPARE returned, except after
+     * a Busy READY, which had to replace the channel (see the README).
+     */
+    public Optional<EndpointInfo> serverEndpoint(SessionId sessionId) {
+        Session s = sessions.get(sessionId);
+        if (s == null) {
+            return Optional.empty();
+        }
+        synchronized (s) {
+            return Optional.of(s.channel.localEndpoint());
+        }
+    }
+
+    /** Live sessions. */
+    public int liveSessions() {
+        return sessions.size();
+    }
+
+    /** Charges now: sessions, staging bytes, queue pairs and principals with live sessions. */
+    public LimitAccounting.Usage usage() {
+        return accounting.usage();
+    }
+
+    /** One principal's charges: sessions, staging bytes, queue pairs. */
+    public long[] usageOf(PrincipalId principal) {
+        return accounting.usageOf(principal);
+    }
+
+    public int readySlotsInUse() {
+        return readySlots.inUse();
+    }
+
+    public int stageSlotsInUse() {
+        return stageSlots.inUse();
+    }
+
+    // ------------------------------------------------------------------ deadlines, reaper, teardown
+
+    /**
+     * Caller holds the monitor. Marks the session when its prep or exec deadline passed, and revokes a
+     * staging lease, put view or gateway-held completion reference kept past {@code lease.timeout}. Also
+     * run at the start of every call, so a deadline is honoured exactly even between reaper passes.
+     */
+    private void applyDeadlines(Session s, long now) {
+        if (s.earliestDeadline >= now) {
+            return; // nothing due: the common case costs one comparison
+        }
+        if (!s.reapPending) {
+            if ((s.prepDeadline != Session.NOT_ARMED && now > s.prepDeadline)
+                    || (s.execDeadline != Session.NOT_ARMED && now > s.execDeadline)) {
+                s.markReapPending(TerminalReason.EXPIRED);
+                LOG.debug("session {}: {} deadline passed", s.id, s.execDeadline != Session.NOT_ARMED ? "exec" : "prep");
+            }
+        }
+        if (s.stagingNonce != 0 && now > s.stagingLeaseDeadline) {
+            LOG.warn("session {}: staging lease {} held past lease.timeout ({} ms); revoked, the session ends and a"
+                    + " later finish with that handle is STALE", s.id, s.stagingNonce, settings.leaseTimeoutMs());
+            s.stagingNonce = 0;
+            s.stagingLeaseDeadline = Session.NOT_ARMED;
+            s.markReapPending(TerminalReason.EXPIRED);
+        }
+        if (s.putViewNonce != 0 && now > s.refDeadline) {
+            LOG.warn("session {}: put view {} held past lease.timeout ({} ms); revoked, the session ends and a later"
+                    + " finish_put with that handle is STALE", s.id, s.putViewNonce, settings.leaseTimeoutMs());
+            s.putViewNonce = 0;
+            s.putRef = 0;
+            s.refDeadline = Session.NOT_ARMED;
+            s.markReapPending(TerminalReason.EXPIRED);
+        } else if (s.gatewayHoldsCompletionRef() && now > s.refDeadline) {
+            LOG.warn("session {}: READY succeeded but no finalizer came within lease.timeout ({} ms); reference"
+                    + " revoked, the session ends", s.id, settings.leaseTimeoutMs());
+            s.activeRef = 0;
+            s.refDeadline = Session.NOT_ARMED;
+            s.markReapPending(TerminalReason.EXPIRED);
+        }
+        s.recomputeEarliestDeadline();
+    }
+
+    /**
+     * One reaper pass: applies the deadlines of every session that may be due and tears down what they
+     * freed. Scans the dense deadline slots, locking only sessions whose earliest deadline passed.
+     *
+     * @return sessions torn down by this pass
+     */
+    public int reapPass() {
+        long now = clock.millis();
+        int[] reaped = new int[1];
+        deadlineSlots.forEachDue(deadline -> deadline < now, s -> {
+            synchronized (s) {
+                applyDeadlines(s, now);
+            }
+            if (reapIfUnpinned(s)) {
+                reaped[0]++;
+            }
+        });
+        return reaped[0];
+    }
+
+    /** Starts the reaper thread, one pass every {@code reaper.period.ms}. Idempotent. */
+    public void startReaper() {
+        synchronized (reaperLock) {
+            if (reaper != null) {
+                return;
+            }
+            ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
+                Thread thread = new Thread(runnable, "objrdma-session-reaper");
+                thread.setDaemon(true);
+                return thread;
+            });
+            executor.setRemoveOnCancelPolicy(true);
+            executor.scheduleWithFixedDelay(this::reapPassLogged, settings.reaperPeriodMs(), settings.reaperPeriodMs(),
+                    TimeUnit.MILLISECONDS);
+            reaper = executor;
+        }
+    }
+
+    private void reapPassLogged() {
+        try {
+            reapPass();
+        } catch (RuntimeException e) {
+            // the scheduler would silently stop repeating a task that threw
+            LOG.error("session reaper pass failed; the next pass runs as scheduled", e);
+        }
+    }
+
+    private void stopReaper() {
+        ScheduledExecutorService r;
+        synchronized (reaperLock) {
+            r = reaper;
+            reaper = null;
+        }
+        if (r != null) {
+            r.shutdownNow();
+            try {
+                r.awaitTermination(1, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Tears the session down if it is marked and nothing holds it. The move to REAPING under the monitor
+     * is the single claim that makes teardown, and so the terminal notification, happen once.
+     *
+     * @return true if this call tore it down
+     */
+    private boolean reapIfUnpinned(Session s) {
+        Channel channel;
+        synchronized (s) {
+            if (!s.reapPending || s.state == SessionState.REAPING || s.pinned()) {
+                return false;
+            }
+            s.state = SessionState.REAPING;
+            s.releaseSlot();
+            channel = s.channel;
+        }
+        sessions.remove(s.id, s);
+        tearDown(s, channel, true);
+        return true;
+    }
+
+    /**
+     * Releases what the session holds, in the one order that is safe: the channel first (after close no
+     * transfer touches staging), then staging, then the limit charges; then counts and notifies.
+     */
+    private void tearDown(Session s, Channel channel, boolean returnStaging) {
+        try {
+            channel.close();
+        } catch (RuntimeException e) {
+            LOG.warn("session {}: closing channel {} failed", s.id, channel.id(), e);
+        }
+        if (returnStaging) {
+            try {
+                if (!s.staging.release()) {
+                    LOG.warn("session {}: staging lease was already returned", s.id);
+                }
+            } catch (RuntimeException e) {
+                LOG.warn("session {}: returning staging failed", s.id, e);
+            }
+        }
+        accounting.release(s.principal, s.size);
+        TerminalEvent event;
+        synchronized (s) {
+            event = new TerminalEvent(s.id, s.op, s.target, s.terminalReason == null ? TerminalReason.SHUTDOWN
+                    : s.terminalReason, Optional.ofNullable(s.lastOutcome), s.bytesTransferred);
+        }
+        Telemetry t = telemetry;
+        t.increment(Counter.SESSIONS_ENDED);
+        if (event.reason() == TerminalReason.EXPIRED) {
+            t.increment(Counter.SESSIONS_EXPIRED);
+        } else if (event.reason() == TerminalReason.CANCELLED) {
+            t.increment(Counter.SESSIONS_CANCELLED);
+        }
+        LOG.debug("session {} ended: {} {} reason {} outcome {} bytes {}", s.id, s.op, s.target, event.reason(),
+                event.lastOutcome().map(Enum::name).orElse("none"), event.bytes());
+        for (SessionTerminalListener listener : listeners) {
+            try {
+                listener.sessionEnded(event);
+            } catch (VirtualMachineError e) {
+                throw e;
+            } catch (Throwable e) {
+                LOG.warn("terminal listener {} failed for session {}; ignored", listener, s.id, e);
+            }
+        }
+    }
+
+    private void markAll(TerminalReason reason) {
+        for (Session s : sessions.values()) {
+            synchronized (s) {
+                if (s.state != SessionState.REAPING) {
+                    s.markReapPending(reason);
+                    s.recomputeEarliestDeadline();
+                }
+            }
+            reapIfUnpinned(s);
+        }
+    }
+
+    private int endSessionsWhere(java.util.function.Predicate<Session> which, String why) {
+        int ended = 0;
+        for (Session s : sessions.values()) {
+            if (!which.test(s)) {
+                continue;
+            }
+            Channel channel;
+            synchronized (s) {
+                if (s.state == SessionState.REAPING) {
+                    continue;
+                }
+                s.transportLost = true;
+                s.lastOutcome = ReadyOutcome.WIRE_FAIL;
+                s.markReapPending(TerminalReason.TRANSPORT_LOST);
+                s.recomputeEarliestDeadline();
+                channel = s.channel;
+            }
+            // closing now makes a running data phase fail at once instead of waiting out its deadline
+            channel.close();
+            reapIfUnpinned(s);
+            ended++;
+        }
+        if (ended > 0) {
+            LOG.warn("{}: {} session(s) end with a wire failure", why, ended);
+        }
+        return ended;
+    }
+
+    /**
+     * Stops admissions, ends every session and waits up to {@code timeout} for them to drain (holders
+     * returning leases, data phases finishing). Whatever is still held then is torn down by force and
+     * reported: its channel is closed; its staging goes back to the pool only if no lease or view of it
+     * is still out (a holder may still be writing into it); limits are released; the terminal
+     * notification fires. Idempotent.
+     */
+    public ShutdownReport shutdown(Duration timeout) {
+        closing = true;
+        stopReaper();
+        int atStart = sessions.size();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        markAll(TerminalReason.SHUTDOWN);
+        while (!sessions.isEmpty() && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(Math.max(1, Math.min(20, (deadline - System.nanoTime()) / 1_000_000)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            reapPass();
+            markAll(TerminalReason.SHUTDOWN); // sessions a racing PREPARE published after the first mark
+        }
+        List<String> abandoned = new ArrayList<>();
+        for (Session s : sessions.values()) {
+            String line = abandon(s);
+            if (line != null) {
+                abandoned.add(line);
+            }
+        }
+        if (!abandoned.isEmpty()) {
+            LOG.warn("session manager shutdown: {} session(s) still held after {} ms, torn down by force: {}",
+                    abandoned.size(), timeout.toMillis(), abandoned);
+        }
+        return new ShutdownReport(atStart, Math.max(0, atStart - abandoned.size()), abandoned);
+    }
+
+    private String abandon(Session s) {
+        Channel channel;
+        boolean returnStaging;
+        String holders;
+        synchronized (s) {
+            if (s.state == SessionState.REAPING) {
+                return null;
+            }
+            List<String> held = new ArrayList<>();
+            if (s.stagingNonce != 0) {
+                held.add("staging lease " + s.stagingNonce + " not returned");
+            }
+            if (s.putViewNonce != 0) {
+                held.add("put view " + s.putViewNonce + " not returned");
+            }
+            if (s.activeRef != 0) {
+                held.add(s.state == SessionState.TRANSFERRING ? "READY data phase still running"
+                        : "completion reference not finalized");
+            }
+            returnStaging = s.stagingNonce == 0 && s.putViewNonce == 0;
+            if (!returnStaging) {
+                held.add("staging left with its holder");
+            }
+            holders = String.join(", ", held);
+            s.markReapPending(TerminalReason.SHUTDOWN);
+            s.state = SessionState.REAPING;
+            s.releaseSlot();
+            channel = s.channel;
+        }
+        sessions.remove(s.id, s);
+        tearDown(s, channel, returnStaging);
+        return s.id + " (" + holders + ")";
+    }
+
+    /** True once {@link #shutdown} began: PREPARE and READY answer INTERNAL. */
+    public boolean isClosing() {
+        return closing;
+    }
+}

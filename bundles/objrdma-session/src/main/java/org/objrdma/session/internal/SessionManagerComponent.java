@@ -1,0 +1,282 @@
+package org.objrdma.session.internal;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.objrdma.api.PrincipalId;
+import org.objrdma.api.session.LeaseHandle;
+import org.objrdma.api.session.PrepareRequest;
+import org.objrdma.api.session.PrepareResponse;
+import org.objrdma.api.session.RcStatus;
+import org.objrdma.api.session.ReadyRequest;
+import org.objrdma.api.session.ReadyResponse;
+import org.objrdma.api.session.SessionBuffer;
+import org.objrdma.api.session.SessionId;
+import org.objrdma.api.session.SessionInfo;
+import org.objrdma.api.session.SessionLimits;
+import org.objrdma.api.session.SessionManager;
+import org.objrdma.api.session.SessionResult;
+import org.objrdma.api.session.SessionSnapshot;
+import org.objrdma.api.session.SessionTerminalListener;
+import org.objrdma.api.staging.StagingPool;
+import org.objrdma.api.telemetry.Telemetry;
+import org.objrdma.api.transport.Transport;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
+import org.osgi.service.metatype.annotations.Designate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@link SessionManager} service: a thin DS shell around {@link SessionCore}.
+ *
+ * <p>References: the {@link Transport} and the {@link StagingPool} are mandatory, dynamic and greedy (a
+ * better-ranked one replaces the bound one; sessions already open stay on theirs, and when a bound one
+ * goes away its sessions end with a wire failure); {@link Telemetry} is optional; every
+ * {@link SessionTerminalListener} service is told about every session that ends.
+ *
+ * <p>A configuration change re-activates the component: the old core shuts down (bounded by
+ * {@code shutdown.timeout.ms}) and a new one starts.
+ */
+@Component(name = "org.objrdma.session", service = SessionManager.class, immediate = true)
+@Designate(ocd = SessionConfiguration.class)
+public final class SessionManagerComponent implements SessionManager {
+    private static final Logger LOG = LoggerFactory.getLogger(SessionManagerComponent.class);
+
+    // what DS bound; kept here because DS binds before activate and the core exists only from activate
+    private Transport transport;
+    private StagingPool stagingPool;
+    private Telemetry telemetry;
+    private final List<SessionTerminalListener> listeners = new ArrayList<>();
+    private volatile SessionCore core;
+
+    @Activate
+    void activate(SessionConfiguration config) {
+        SessionSettings settings = settingsFrom(config);
+        SessionCore created = new SessionCore(settings, MonotonicClock.system(), RandomSource.secure());
+        synchronized (this) {
+            created.useTransport(transport);
+            created.useStagingPool(stagingPool);
+            created.useTelemetry(telemetry);
+            listeners.forEach(created::addTerminalListener);
+            created.startReaper();
+            core = created;
+        }
+        LOG.info("session manager active: {} sessions ({} per principal), {} staging bytes ({} per principal),"
+                        + " prep {} ms, exec {} ms, lease {} ms, reaper every {} ms, transport {}",
+                settings.maxSessions(), settings.maxUserSessions(), settings.maxStagingBytes(),
+                settings.maxUserStagingBytes(), settings.prepTimeoutMs(), settings.execTimeoutMs(),
+                settings.leaseTimeoutMs(), settings.reaperPeriodMs(), transport == null ? "none" : transport.name());
+    }
+
+    @Deactivate
+    void deactivate() {
+        SessionCore c = core;
+        if (c == null) {
+            return;
+        }
+        ShutdownReport report = c.shutdown(Duration.ofMillis(c.settings().shutdownTimeoutMs()));
+        if (report.clean()) {
+            LOG.info("session manager stopped: {} live session(s) ended", report.liveAtStart());
+        } else {
+            LOG.warn("session manager stopped: {} of {} session(s) abandoned after {} ms: {}",
+                    report.abandoned().size(), report.liveAtStart(), c.settings().shutdownTimeoutMs(),
+                    report.abandoned());
+        }
+    }
+
+    /** The validated settings of {@code config}; throws naming the first bad property. */
+    static SessionSettings settingsFrom(SessionConfiguration config) {
+        return SessionSettings.builder()
+                .maxSessions(config.max_sessions())
+                .maxUserSessions(config.max_user_sessions())
+                .maxStagingBytes(config.max_staging_bytes())
+                .maxUserStagingBytes(config.max_user_staging_bytes())
+                .maxQps(config.max_qps())
+                .maxUserQps(config.max_user_qps())
+                .prepTimeoutMs(config.prep_timeout_ms())
+                .execTimeoutMs(config.exec_timeout_ms())
+                .maxReadySlots(config.max_ready_slots())
+                .maxStageSlots(config.max_stage_slots())
+                .reaperPeriodMs(config.reaper_period_ms())
+                .leaseTimeoutMs(config.lease_timeout_ms())
+                .shutdownTimeoutMs(config.shutdown_timeout_ms())
+                .devName(config.dev_name())
+                .gidHint(config.gid_hint())
+                .port(config.port())
+                .gidIndex(config.gid_index())
+                .build();
+    }
+
+    // ------------------------------------------------------------------ references
+
+    @Reference(name = "transport", service = Transport.class, cardinality = ReferenceCardinality.MANDATORY,
+            policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
+    synchronized void bindTransport(Transport t) {
+        transport = t;
+        if (core != null) {
+            core.useTransport(t);
+        }
+    }
+
+    synchronized void unbindTransport(Transport t) {
+        if (transport == t) {
+            transport = null;
+        }
+        if (core != null) {
+            core.transportGone(t);
+            if (transport != null) {
+                core.useTransport(transport); // greedy replacement bound the next one first
+            }
+        }
+    }
+
+    @Reference(name = "stagingPool", service = StagingPool.class, cardinality = ReferenceCardinality.MANDATORY,
+            policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
+    synchronized void bindStagingPool(StagingPool pool) {
+        stagingPool = pool;
+        if (core != null) {
+            core.useStagingPool(pool);
+        }
+    }
+
+    synchronized void unbindStagingPool(StagingPool pool) {
+        if (stagingPool == pool) {
+            stagingPool = null;
+        }
+        if (core != null) {
+            core.stagingPoolGone(pool);
+            if (stagingPool != null) {
+                core.useStagingPool(stagingPool);
+            }
+        }
+    }
+
+    @Reference(name = "telemetry", service = Telemetry.class, cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
+    synchronized void bindTelemetry(Telemetry t) {
+        telemetry = t;
+        if (core != null) {
+            core.useTelemetry(t);
+        }
+    }
+
+    synchronized void unbindTelemetry(Telemetry t) {
+        if (telemetry == t) {
+            telemetry = null;
+            if (core != null) {
+                core.useTelemetry(null);
+            }
+        }
+    }
+
+    @Reference(name = "terminalListener", service = SessionTerminalListener.class,
+            cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    synchronized void bindTerminalListener(SessionTerminalListener listener) {
+        listeners.add(listener);
+        if (core != null) {
+            core.addTerminalListener(listener);
+        }
+    }
+
+    synchronized void unbindTerminalListener(SessionTerminalListener listener) {
+        listeners.remove(listener);
+        if (core != null) {
+            core.removeTerminalListener(listener);
+        }
+    }
+
+    // ------------------------------------------------------------------ SessionManager
+
+    @Override
+    public SessionResult<PrepareResponse> prepare(PrepareRequest request) {
+        return core.prepare(request);
+    }
+
+    @Override
+    public RcStatus finishPrepare(SessionId sessionId, boolean committed) {
+        return core.finishPrepare(sessionId, committed);
+    }
+
+    @Override
+    public SessionResult<SessionBuffer> borrowStaging(SessionId sessionId) {
+        return core.borrowStaging(sessionId);
+    }
+
+    @Override
+    public RcStatus finishStaging(SessionId sessionId, LeaseHandle lease, boolean ok, long written, String etag,
+                                  String versionId) {
+        return core.finishStaging(sessionId, lease, ok, written, etag, versionId);
+    }
+
+    @Override
+    public SessionResult<SessionInfo> sessionInfo(SessionId sessionId, PrincipalId who) {
+        return core.sessionInfo(sessionId, who);
+    }
+
+    @Override
+    public SessionResult<ReadyResponse> readyTransfer(ReadyRequest request) {
+        return core.readyTransfer(request);
+    }
+
+    @Override
+    public SessionResult<SessionBuffer> getPutData(SessionId sessionId) {
+        return core.getPutData(sessionId);
+    }
+
+    @Override
+    public RcStatus finishPut(SessionId sessionId, LeaseHandle view, boolean committed, String etag,
+                              String versionId) {
+        return core.finishPut(sessionId, view, committed, etag, versionId);
+    }
+
+    @Override
+    public RcStatus finishFinal(SessionId sessionId) {
+        return core.finishFinal(sessionId);
+    }
+
+    @Override
+    public RcStatus cancel(SessionId sessionId, PrincipalId who) {
+        return core.cancel(sessionId, who);
+    }
+
+    @Override
+    public void cancelAll() {
+        core.cancelAll();
+    }
+
+    @Override
+    public RcStatus tryAcquireReadySlot() {
+        return core.tryAcquireReadySlot();
+    }
+
+    @Override
+    public void releaseReadySlot() {
+        core.releaseReadySlot();
+    }
+
+    @Override
+    public RcStatus tryAcquireStageSlot() {
+        return core.tryAcquireStageSlot();
+    }
+
+    @Override
+    public void releaseStageSlot() {
+        core.releaseStageSlot();
+    }
+
+    @Override
+    public List<SessionSnapshot> snapshot() {
+        return core.snapshot();
+    }
+
+    @Override
+    public SessionLimits limits() {
+        return core.limits();
+    }
+}

@@ -1,0 +1,111 @@
+package org.objrdma.session.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Test;
+import org.objrdma.api.session.SessionLimits;
+
+/** Every configuration value is validated at activation, and the error names the property. */
+class SessionSettingsTest {
+
+    /** An instance of the metatype annotation as DS would build it: defaults, overridden by {@code values}. */
+    static SessionConfiguration config(Map<String, Object> values) {
+        return (SessionConfiguration) Proxy.newProxyInstance(SessionConfiguration.class.getClassLoader(),
+                new Class<?>[] {SessionConfiguration.class}, (proxy, method, args) -> {
+                    String property = method.getName().replace('_', '.');
+                    if (values.containsKey(property)) {
+                        return values.get(property);
+                    }
+                    if (method.getDefaultValue() != null) {
+                        return method.getDefaultValue();
+                    }
+                    return switch (method.getName()) {
+                        case "annotationType" -> SessionConfiguration.class;
+                        case "hashCode" -> 0;
+                        case "toString" -> "config";
+                        default -> throw new UnsupportedOperationException(method.getName());
+                    };
+                });
+    }
+
+    @Test
+    void theMetatypeDefaultsAreValidAndMatchTheBuilder() {
+        SessionSettings fromComponent = SessionManagerComponent.settingsFrom(config(Map.of()));
+        assertEquals(SessionSettings.builder().build(), fromComponent);
+        SessionLimits limits = fromComponent.toLimits();
+        assertEquals(1024, limits.maxSessions());
+        assertEquals(Duration.ofSeconds(30), limits.prepTimeout());
+        assertEquals(Duration.ofMinutes(1), limits.leaseTimeout());
+        assertEquals(64, limits.maxReadySlots());
+        assertEquals(32, limits.maxStageSlots());
+        assertEquals(50, fromComponent.reaperPeriodMs());
+    }
+
+    @Test
+    void configuredValuesArriveUnderTheirDottedNames() {
+        SessionSettings s = SessionManagerComponent.settingsFrom(config(Map.of("max.sessions", 5000L,
+                "max.user.staging.bytes", 12345L, "reaper.period.ms", 100L, "dev.name", "mlx5_1", "gid.index", 3)));
+        assertEquals(5000, s.maxSessions());
+        assertEquals(12345, s.maxUserStagingBytes());
+        assertEquals(100, s.reaperPeriodMs());
+        assertEquals("mlx5_1", s.devName());
+        assertEquals(3, s.gidIndex());
+    }
+
+    private static void refused(String property, UnaryOperator<SessionSettings.Builder> change) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> change.apply(SessionSettings.builder()).build());
+        assertTrue(e.getMessage().contains(property + " = "), "message must name " + property + ": " + e.getMessage());
+    }
+
+    @Test
+    void zeroNegativeAndInconsistentValuesAreRefusedByName() {
+        refused("max.sessions", b -> b.maxSessions(0));
+        refused("max.sessions", b -> b.maxSessions(SessionSettings.MAX_SESSIONS_LIMIT + 1));
+        refused("max.qps", b -> b.maxQps(SessionSettings.MAX_SESSIONS_LIMIT + 1));
+        refused("max.user.sessions", b -> b.maxUserSessions(0));
+        refused("max.user.sessions", b -> b.maxSessions(10).maxUserSessions(11));
+        refused("max.staging.bytes", b -> b.maxStagingBytes(-1));
+        refused("max.user.staging.bytes", b -> b.maxStagingBytes(100).maxUserStagingBytes(101));
+        refused("max.qps", b -> b.maxQps(0));
+        refused("max.user.qps", b -> b.maxUserQps(0));
+        refused("max.user.qps", b -> b.maxQps(2).maxUserQps(3));
+        refused("prep.timeout.ms", b -> b.prepTimeoutMs(0));
+        refused("exec.timeout.ms", b -> b.execTimeoutMs(-5));
+        refused("exec.timeout.ms", b -> b.execTimeoutMs(SessionSettings.MAX_TIMEOUT_MS + 1));
+        refused("lease.timeout.ms", b -> b.leaseTimeoutMs(0));
+        refused("shutdown.timeout.ms", b -> b.shutdownTimeoutMs(0));
+        refused("max.ready.slots", b -> b.maxReadySlots(0));
+        refused("max.stage.slots", b -> b.maxStageSlots(SessionSettings.MAX_SLOTS + 1));
+        refused("reaper.period.ms", b -> b.reaperPeriodMs(0));
+        refused("reaper.period.ms", b -> b.reaperPeriodMs(101));
+        refused("dev.name", b -> b.devName("mlx5 0; rm"));
+        refused("gid.hint", b -> b.gidHint("fe80::zz"));
+        refused("port", b -> b.port(0));
+        refused("port", b -> b.port(256));
+        refused("gid.index", b -> b.gidIndex(-1));
+    }
+
+    @Test
+    void theComponentRefusesABadConfigurationNamingTheProperty() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> SessionManagerComponent.settingsFrom(config(Map.of("max.user.sessions", 0L))));
+        assertTrue(e.getMessage().contains("max.user.sessions"), e.getMessage());
+    }
+
+    @Test
+    void boundaryValuesAreAccepted() {
+        SessionSettings s = SessionSettings.builder().maxSessions(1).maxUserSessions(1).maxStagingBytes(1)
+                .maxUserStagingBytes(1).maxQps(1).maxUserQps(1).prepTimeoutMs(1).execTimeoutMs(1).leaseTimeoutMs(1)
+                .shutdownTimeoutMs(1).maxReadySlots(1).maxStageSlots(1).reaperPeriodMs(100).port(255)
+                .gidIndex(0).gidHint("fe80:0000").devName(" mlx5_0 ").build();
+        assertEquals("mlx5_0", s.devName(), "surrounding blanks are trimmed");
+        assertEquals(s, s.toBuilder().build());
+    }
+}
