@@ -162,13 +162,18 @@ public abstract class ObjRdmaTestSupport {
             ServiceTracker<T, T> tracker = new ServiceTracker<>(ctx, osgiFilter, null);
             tracker.open(true);
             try {
-                T service = tracker.waitForService(SERVICE_TIMEOUT.toMillis());
-                if (service == null) {
+                if (tracker.waitForService(SERVICE_TIMEOUT.toMillis()) == null) {
                     throw new AssertionError("no " + f + " within " + SERVICE_TIMEOUT);
+                }
+                // Get it once more on the test's own account: closing the tracker ungets its copy, and a
+                // service factory (Config Admin, DS delayed components) disposes the object at the last unget.
+                // The test keeps this one until its container stops.
+                T service = ctx.getService(tracker.getServiceReference());
+                if (service == null) {
+                    throw new AssertionError(f + " went away while being fetched");
                 }
                 return service;
             } finally {
-                // the service object stays usable; the tracker only watched for it
                 tracker.close();
             }
         } catch (InvalidSyntaxException e) {

@@ -1,0 +1,391 @@
+package org.objrdma.itests;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Hashtable;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.inject.Inject;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.objrdma.api.PrincipalId;
+import org.objrdma.api.staging.StagingException;
+import org.objrdma.api.staging.StagingLease;
+import org.objrdma.api.staging.StagingPool;
+import org.objrdma.api.staging.StagingStats;
+import org.objrdma.api.staging.StagingStatus;
+import org.objrdma.api.telemetry.Counter;
+import org.objrdma.api.telemetry.TelemetryView;
+import org.objrdma.api.transport.Access;
+import org.objrdma.api.transport.BatchResult;
+import org.objrdma.api.transport.Channel;
+import org.objrdma.api.transport.ChannelOptions;
+import org.objrdma.api.transport.MemoryRegion;
+import org.objrdma.api.transport.ScatterGatherEntry;
+import org.objrdma.api.transport.Transport;
+import org.objrdma.api.transport.TransportError;
+import org.objrdma.api.transport.TransportException;
+import org.objrdma.api.transport.TransportLevel;
+import org.objrdma.api.transport.WorkRequest;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.osgi.framework.Constants;
+import org.osgi.framework.ServiceReference;
+import org.osgi.framework.ServiceRegistration;
+import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.component.runtime.ServiceComponentRuntime;
+import org.osgi.service.component.runtime.dto.ComponentConfigurationDTO;
+import org.osgi.service.component.runtime.dto.ComponentDescriptionDTO;
+
+/**
+ * The staging pool inside Karaf, against the real TCP transport when the distribution has it (it does once
+ * objrdma-transport-tcp is in the umbrella feature; otherwise the test registers a recording transport of its
+ * own and says so): buffers are page aligned and registered with the bound transport, a peer can WRITE into a
+ * lease over that transport, counters reach the telemetry service, a better-ranked transport is swapped in
+ * and each of its registrations is released exactly once, and a bad configuration fails naming the property.
+ */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+public class StagingPoolIT extends ObjRdmaTestSupport {
+
+    private static final String PID = "org.objrdma.staging";
+    private static final String TCP = "(" + Transport.PROPERTY_NAME + "=tcp)";
+    private static final PrincipalId PRINCIPAL = PrincipalId.fromCanonical("staging-it");
+
+    @Inject
+    ServiceComponentRuntime scr;
+
+    @Configuration
+    public Option[] config() {
+        return baseOptions();
+    }
+
+    /** Registered once per Karaf instance when the distribution has no TCP transport. */
+    private static RecordingTransport fallback;
+
+    /** The real TCP transport, or a recording one registered by this test when the distribution has none. */
+    private Transport baseTransport() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            var refs = bundleContext.getServiceReferences(Transport.class, TCP);
+            if (!refs.isEmpty()) {
+                System.out.println("StagingPoolIT: running against the real TCP transport");
+                return bundleContext.getService(refs.iterator().next());
+            }
+            if (System.nanoTime() > deadline) {
+                break;
+            }
+            Thread.sleep(50);
+        }
+        synchronized (StagingPoolIT.class) {
+            if (fallback == null) {
+                System.out.println("StagingPoolIT: no TCP transport in the distribution; using a recording transport");
+                fallback = new RecordingTransport("itest-base");
+                register(fallback, 0);
+            }
+            return fallback;
+        }
+    }
+
+    @Test
+    public void lendsPageAlignedBuffersRegisteredWithTheTransportAndAPeerCanWriteIntoThem() throws Exception {
+        Transport transport = baseTransport();
+        StagingPool pool = waitForService(StagingPool.class, null);
+        TelemetryView telemetry = waitForService(TelemetryView.class, null);
+        long borrowsBefore = telemetry.value(Counter.STAGING_BORROWS);
+        int size = 64 * 1024;
+        StagingLease lease = pool.borrow(size - 1000, PRINCIPAL, "it-session-1");
+        try {
+            assertEquals(0, lease.segment().address() % 4096);
+            assertEquals(size, lease.region().length());
+            assertEquals(transport.name(), lease.region().transportName());
+            assertTrue(lease.region().isOpen());
+            assertTrue(lease.region().access().containsAll(EnumSet.of(Access.REMOTE_WRITE, Access.REMOTE_READ)));
+            if (transport.level() == TransportLevel.TCP && "tcp".equals(transport.name())) {
+                peerWritesInto(transport, lease);
+            }
+            StagingStats stats = pool.stats();
+            assertTrue(stats.borrowed() >= 1);
+            assertTrue(stats.bytesBorrowed() >= size);
+        } finally {
+            assertTrue(lease.release());
+        }
+        assertFalse("a second release is refused", lease.release());
+        assertEquals(borrowsBefore + 1, telemetry.value(Counter.STAGING_BORROWS));
+        assertTrue(telemetry.value(Counter.STAGING_DOUBLE_RETURNS) >= 1);
+        StagingException tooBig = null;
+        try {
+            pool.borrow(pool.maxBufferSize() + 1, PRINCIPAL, "too-big");
+        } catch (StagingException e) {
+            tooBig = e;
+        }
+        assertNotNull(tooBig);
+        assertEquals(StagingStatus.INVALID_SIZE, tooBig.status());
+    }
+
+    /** A client with its own memory WRITEs 64 KiB over TCP channels into the lease, as a hipobj PUT does. */
+    private void peerWritesInto(Transport tcp, StagingLease lease) throws Exception {
+        int length = Math.toIntExact(lease.size());
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment clientMemory = arena.allocate(length, 4096);
+            for (int i = 0; i < length; i++) {
+                clientMemory.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 13 + 1));
+            }
+            MemoryRegion client = tcp.register(clientMemory, EnumSet.of(Access.LOCAL_WRITE));
+            Channel clientSide = tcp.openChannel(ChannelOptions.DEFAULT);
+            Channel serverSide = tcp.openChannel(ChannelOptions.DEFAULT);
+            try {
+                CompletableFuture<Void> other = CompletableFuture.runAsync(() -> {
+                    try {
+                        serverSide.connect(clientSide.localEndpoint());
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                clientSide.connect(serverSide.localEndpoint());
+                other.get(30, TimeUnit.SECONDS);
+                BatchResult r = clientSide.submit(List.of(WorkRequest.write(1, ScatterGatherEntry.of(client),
+                        lease.region().address(), lease.region().rkey())), Duration.ofSeconds(30))
+                        .get(60, TimeUnit.SECONDS);
+                assertTrue("write into the staging lease failed: " + r, r.isSuccess());
+                assertEquals(length, r.bytesTransferred());
+                assertEquals("the lease holds what the peer wrote", -1, lease.segment().mismatch(clientMemory));
+            } finally {
+                clientSide.close();
+                serverSide.close();
+                client.close();
+            }
+        }
+    }
+
+    @Test
+    public void aBetterRankedTransportIsSwappedInAndEachOfItsRegistrationsIsReleasedOnce() throws Exception {
+        Transport base = baseTransport();
+        StagingPool pool = waitForService(StagingPool.class, null);
+        StagingLease onBase = pool.borrow(4096, PRINCIPAL, "before-swap");
+        assertEquals(base.name(), onBase.region().transportName());
+
+        RecordingTransport better = new RecordingTransport("itest-swap");
+        ServiceRegistration<Transport> registration = register(better, 1000);
+        StagingLease onBetter = null;
+        try {
+            await("new borrows register with the better-ranked transport", SERVICE_TIMEOUT, () -> {
+                try (StagingLease probe = pool.borrow(4096, PRINCIPAL, "probe")) {
+                    return "itest-swap".equals(probe.region().transportName());
+                } catch (StagingException e) {
+                    throw new AssertionError(e);
+                }
+            });
+            assertTrue("a lease on the old transport keeps its registration", onBase.region().isOpen());
+            onBase.release();
+            assertFalse("and releases it when it comes back", onBase.region().isOpen());
+            onBetter = pool.borrow(8192, PRINCIPAL, "after-swap");
+            assertEquals("itest-swap", onBetter.region().transportName());
+        } finally {
+            registration.unregister();
+        }
+        await("borrows fall back to " + base.name(), SERVICE_TIMEOUT, () -> {
+            try (StagingLease probe = pool.borrow(4096, PRINCIPAL, "probe-back")) {
+                return base.name().equals(probe.region().transportName());
+            } catch (StagingException e) {
+                throw new AssertionError(e);
+            }
+        });
+        assertTrue("a lease out on the departed transport is untouched", onBetter.region().isOpen());
+        onBetter.release();
+        assertTrue("itest-swap registered buffers", better.regions.size() >= 2);
+        for (RecordingTransport.Region r : better.regions) {
+            assertEquals("each registration released exactly once", 1, r.closeCalls.get());
+        }
+    }
+
+    @Test
+    public void aBadConfigurationFailsActivationNamingTheProperty() throws Exception {
+        baseTransport();
+        waitForService(StagingPool.class, null);
+        try {
+            Hashtable<String, Object> bad = new Hashtable<>();
+            bad.put("max.buffer.size", 3000L);
+            withConfigAdmin(ca -> ca.getConfiguration(PID, "?").update(bad));
+            await("the staging component fails activation", SERVICE_TIMEOUT,
+                    () -> failure().map(f -> f.contains("max.buffer.size")).orElse(false));
+            // SCR may keep the registration of a component whose activation failed, but nobody gets an object
+            for (ServiceReference<StagingPool> ref : bundleContext.getServiceReferences(StagingPool.class, null)) {
+                StagingPool unusable = bundleContext.getService(ref);
+                try {
+                    assertEquals("no pool is handed out with a bad configuration", null, unusable);
+                } finally {
+                    if (unusable != null) {
+                        bundleContext.ungetService(ref);
+                    }
+                }
+            }
+        } finally {
+            withConfigAdmin(ca -> ca.getConfiguration(PID, "?").delete());
+        }
+        StagingPool back = waitForService(StagingPool.class, null);
+        try (StagingLease l = back.borrow(100, PRINCIPAL, "after-fix")) {
+            assertEquals(0, l.segment().address() % 4096);
+        }
+    }
+
+    interface ConfigAdminCall {
+        void run(ConfigurationAdmin ca) throws Exception;
+    }
+
+    /**
+     * Holds Configuration Admin for the whole call. (Felix CM hands each bundle its own instance and disposes
+     * it when the bundle's last use is released, so a service looked up through a tracker that is closed at
+     * once is unusable.)
+     */
+    private void withConfigAdmin(ConfigAdminCall call) throws Exception {
+        waitForService(ConfigurationAdmin.class, null);
+        ServiceReference<ConfigurationAdmin> ref = bundleContext.getServiceReference(ConfigurationAdmin.class);
+        ConfigurationAdmin ca = bundleContext.getService(ref);
+        try {
+            call.run(ca);
+        } finally {
+            bundleContext.ungetService(ref);
+        }
+    }
+
+    private Optional<String> failure() {
+        for (ComponentDescriptionDTO d : scr.getComponentDescriptionDTOs()) {
+            if (PID.equals(d.name)) {
+                for (ComponentConfigurationDTO c : scr.getComponentConfigurationDTOs(d)) {
+                    if (c.state == ComponentConfigurationDTO.FAILED_ACTIVATION && c.failure != null) {
+                        return Optional.of(c.failure);
+                    }
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private ServiceRegistration<Transport> register(Transport t, int ranking) {
+        Hashtable<String, Object> props = new Hashtable<>();
+        props.put(Transport.PROPERTY_NAME, t.name());
+        props.put(Transport.PROPERTY_LEVEL, t.level().name());
+        props.put(Constants.SERVICE_RANKING, ranking);
+        return bundleContext.registerService(Transport.class, t, props);
+    }
+
+    /** A transport that only records registrations: enough for the pool, and it counts every close. */
+    static final class RecordingTransport implements Transport {
+        final String name;
+        final List<Region> regions = new CopyOnWriteArrayList<>();
+        private final AtomicInteger keys = new AtomicInteger(1);
+
+        RecordingTransport(String name) {
+            this.name = name;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public TransportLevel level() {
+            return TransportLevel.TCP;
+        }
+
+        @Override
+        public boolean isAvailable() {
+            return true;
+        }
+
+        @Override
+        public Optional<String> unavailabilityCause() {
+            return Optional.empty();
+        }
+
+        @Override
+        public MemoryRegion register(MemorySegment segment, Set<Access> access) {
+            Region r = new Region(name, segment, Set.copyOf(access), keys.getAndIncrement());
+            regions.add(r);
+            return r;
+        }
+
+        @Override
+        public Channel openChannel(ChannelOptions options) throws TransportException {
+            throw new TransportException(TransportError.UNAVAILABLE, "recording transport: no channels");
+        }
+
+        static final class Region implements MemoryRegion {
+            private final String transportName;
+            private final MemorySegment segment;
+            private final Set<Access> access;
+            private final int key;
+            final AtomicInteger closeCalls = new AtomicInteger();
+
+            Region(String transportName, MemorySegment segment, Set<Access> access, int key) {
+                this.transportName = transportName;
+                this.segment = segment;
+                this.access = access;
+                this.key = key;
+            }
+
+            @Override
+            public MemorySegment segment() {
+                return segment;
+            }
+
+            @Override
+            public long address() {
+                return segment.address();
+            }
+
+            @Override
+            public long length() {
+                return segment.byteSize();
+            }
+
+            @Override
+            public int lkey() {
+                return key;
+            }
+
+            @Override
+            public int rkey() {
+                return key;
+            }
+
+            @Override
+            public Set<Access> access() {
+                return access;
+            }
+
+            @Override
+            public String transportName() {
+                return transportName;
+            }
+
+            @Override
+            public boolean isOpen() {
+                return closeCalls.get() == 0;
+            }
+
+            @Override
+            public void close() {
+                closeCalls.incrementAndGet();
+            }
+        }
+    }
+}
