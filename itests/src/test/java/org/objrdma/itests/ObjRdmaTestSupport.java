@@ -103,6 +103,10 @@ public abstract class ObjRdmaTestSupport {
                 // Each test class gets a free ssh port so a slow shutdown of the last one never collides; the
                 // container learns it through a system property. (Exam owns the RMI registry port itself.)
                 editConfigurationFilePut("etc/org.apache.karaf.shell.cfg", "sshPort", String.valueOf(sshPort)),
+                // Exam points Karaf's RMI registry at its own; the JMX connector port must not be the fixed
+                // 44444, which the previous test class's container may still hold while it shuts down.
+                editConfigurationFilePut("etc/org.apache.karaf.management.cfg", "rmiServerPort",
+                        String.valueOf(freePort())),
                 systemProperty(SSH_PORT_PROPERTY).value(String.valueOf(sshPort))));
         if (Boolean.getBoolean("objrdma.it.keep")) {
             o.add(keepRuntimeFolder()); // -Dobjrdma.it.keep=true keeps target/exam/<uuid>/ for its logs
@@ -217,6 +221,22 @@ public abstract class ObjRdmaTestSupport {
      * threw.
      */
     protected String executeCommand(String command) throws Exception {
+        // Exam starts tests once its own bundles are up, while Karaf may still be installing boot features:
+        // a command whose bundle is not started yet is "not found" for a moment, not for good.
+        long deadline = System.nanoTime() + SERVICE_TIMEOUT.toNanos();
+        while (true) {
+            try {
+                return executeCommandOnce(command);
+            } catch (Exception e) {
+                if (!e.getClass().getSimpleName().equals("CommandNotFoundException") || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                TimeUnit.MILLISECONDS.sleep(200);
+            }
+        }
+    }
+
+    private String executeCommandOnce(String command) throws Exception {
         SessionFactory factory = waitForService(SessionFactory.class, null);
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
