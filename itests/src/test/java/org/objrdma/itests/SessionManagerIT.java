@@ -361,6 +361,7 @@ public class SessionManagerIT extends ObjRdmaTestSupport {
                 @Override public EndpointInfo remoteEndpoint() { return null; }
                 @Override public ChannelState state() { return state; }
                 @Override public void connect(EndpointInfo remote) { state = ChannelState.CONNECTED; }
+                @Override public void reset() { state = ChannelState.INIT; }
                 @Override public void post(WorkRequest request) { }
                 @Override public int poll(Completion[] out) { return 0; }
 

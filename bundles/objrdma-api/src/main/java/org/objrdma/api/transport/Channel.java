@@ -15,7 +15,8 @@ import org.osgi.annotation.versioning.ProviderType;
  *
  * <p>Errors: a failed request completes with a named {@link WcStatus}, moves the channel to
  * {@link ChannelState#ERROR} and every later request completes with {@link WcStatus#WR_FLUSH_ERR}.
- * Nothing half-applied is ever reported as success.
+ * Nothing half-applied is ever reported as success. {@link #reset} brings an errored (or connected)
+ * channel back to INIT with the same endpoint, so it can be connected again; {@link #close} ends it.
  *
  * <p>Threads: {@link #post} and {@link #poll} may be called from one thread at a time each;
  * {@link #submit} is safe from any thread. Completions of requests given to {@link #submit} go to
@@ -73,6 +74,35 @@ public interface Channel extends AutoCloseable {
      * {@link TransportException} when the batch could not be posted at all.
      */
     CompletableFuture<BatchResult> submit(List<WorkRequest> requests, Duration timeout);
+
+    /**
+     * Takes the channel back to {@link ChannelState#INIT} so that it can be connected again, keeping its
+     * identity: {@link #id()} and {@link #localEndpoint()} return what they returned before, so an endpoint
+     * the peer was already given stays valid. Verbs: the same queue pair goes to RESET and back to INIT with
+     * the attributes it was opened with; TCP: the channel keeps its number and access key, and its memory
+     * agent accepts an authenticated connection to it again.
+     *
+     * <p>When {@code reset} returns: every request that was outstanding has completed, with
+     * {@link WcStatus#WR_FLUSH_ERR} unless it had already failed with a status of its own (posted ones wait in
+     * {@link #poll}, and the futures of {@link #submit}ted batches are complete); the transport no longer
+     * touches memory those requests named; the connection to the peer, if there was one, has ended; and
+     * {@link #remoteEndpoint()} is null. Completions not yet polled stay where they were.
+     *
+     * <p>Only this side is reset. The peer either sees the connection end (its channel goes to
+     * {@link ChannelState#ERROR}) or keeps a connection to a queue pair that no longer answers (its next request
+     * fails). To talk again, the peer resets its channel too (or opens a new one), and both sides connect as
+     * they did the first time.
+     *
+     * <p>Legal in INIT, where it changes nothing (receives posted before connecting stay posted), in CONNECTED
+     * and in ERROR. It may wait for the transport's own threads to let go of the channel, so it must not be
+     * called from a completion callback of this channel; a transport may refuse that with WRONG_STATE.
+     *
+     * @throws TransportException CLOSED if the channel is closed (also when it is closed while resetting);
+     *         WRONG_STATE if called where the transport cannot wait for itself; IO if the device refused the
+     *         state change, or TIMEOUT if the old connection did not stop in time — after those two the channel
+     *         is in ERROR, and the owner may try again or close it
+     */
+    void reset() throws TransportException;
 
     /**
      * Closes the channel: outstanding requests complete with {@link WcStatus#WR_FLUSH_ERR} (batch

@@ -44,10 +44,10 @@ final class Session {
     final StagingLease staging;
     /** Where the lease's bytes start inside its registered region. */
     final long stagingOffset;
+    /** The session's one channel: a Busy READY resets it, so its endpoint is the one PREPARE returned. */
+    final Channel channel;
 
     // ---- guarded by this ----
-    /** Replaced only by a Busy re-arm, which runs while {@link #activeRef} pins the session. */
-    Channel channel;
     SessionState state = SessionState.PREPARED;
     boolean reapPending;
     boolean published;

@@ -616,9 +616,9 @@ public final class SessionCore implements SessionManager {
 
     /**
      * Busy: the peer was not ready. The session goes back to PREPARED (still published) so the client
-     * may retry READY; the prep deadline is re-armed. The transport SPI has no way back from an errored
-     * channel to INIT, so the channel is replaced by a fresh one; see the README for what that means for
-     * the endpoint the client connects to.
+     * may retry READY; the prep deadline is re-armed. The channel is reset to INIT (verbs: the same queue
+     * pair through RESET, as the C core re-arms it), so it keeps the endpoint PREPARE returned and the client
+     * retries against the server endpoint it already has.
      */
     private SessionResult<ReadyResponse> rollBackBusy(Session s, Claim claim, DataPhaseResult result) {
         synchronized (s) {
@@ -627,27 +627,21 @@ public final class SessionCore implements SessionManager {
             s.recomputeEarliestDeadline();
         }
         telemetry.increment(Counter.SESSIONS_READY_BUSY);
-        // keep as much of the endpoint's identity as the SPI allows: a TCP channel keeps its access key, so
-        // a client that was handed the old endpoint can still authenticate (the channel number changes)
-        ChannelOptions rearm = claim.channel().localEndpoint() instanceof EndpointInfo.Tcp tcp
-                ? channelOptions.withAccessKey(tcp.key()) : channelOptions;
-        claim.channel().close();
-        Channel fresh = null;
         String rearmFailure = null;
         if (closing) {
             rearmFailure = "session manager shutting down";
         } else {
             try {
-                fresh = s.transport.openChannel(rearm);
+                claim.channel().reset();
             } catch (TransportException | RuntimeException e) {
-                rearmFailure = "could not open a fresh channel: " + e.getMessage();
+                rearmFailure = "could not reset the channel: " + e.getMessage();
             }
         }
         boolean retryable;
         synchronized (s) {
-            retryable = fresh != null && !s.reapPending && !s.transportLost && s.state == SessionState.TRANSFERRING;
+            retryable = rearmFailure == null && !s.reapPending && !s.transportLost
+                    && s.state == SessionState.TRANSFERRING;
             if (retryable) {
-                s.channel = fresh;
                 s.state = SessionState.PREPARED;
                 s.activeRef = 0;
                 s.prepDeadline = clock.millis() + settings.prepTimeoutMs();
@@ -661,12 +655,9 @@ public final class SessionCore implements SessionManager {
             s.recomputeEarliestDeadline();
         }
         if (retryable) {
-            LOG.debug("session {}: READY busy ({}); re-armed with channel {}, READY may be retried", s.id,
-                    result.detail(), fresh.id());
+            LOG.debug("session {}: READY busy ({}); channel {} reset, READY may be retried", s.id,
+                    result.detail(), claim.channel().id());
             return SessionResult.ok(new ReadyResponse(0, s.cookie, ReadyOutcome.BUSY, "", ""));
-        }
-        if (fresh != null) {
-            fresh.close();
         }
         LOG.info("session {}: READY busy ({}) and not re-armed: {}", s.id, result.detail(),
                 rearmFailure != null ? rearmFailure : "the session was cancelled, expired or lost its transport meanwhile");
@@ -863,20 +854,6 @@ public final class SessionCore implements SessionManager {
                     s.execDeadline, s.stagingLeaseDeadline, s.refDeadline, s.nextNonce, s.stagingNonce, s.putViewNonce,
                     s.activeRef, s.putRef, s.lastOutcome, s.terminalReason, s.bytesTransferred, s.etag, s.versionId,
                     s.transportLost, s.channel.id()));
-        }
-    }
-
-    /**
-     * The endpoint a client connects to for this session now. It is the one PREPARE returned, except after
-     * a Busy READY, which had to replace the channel (see the README).
-     */
-    public Optional<EndpointInfo> serverEndpoint(SessionId sessionId) {
-        Session s = sessions.get(sessionId);
-        if (s == null) {
-            return Optional.empty();
-        }
-        synchronized (s) {
-            return Optional.of(s.channel.localEndpoint());
         }
     }
 

@@ -2,7 +2,6 @@ package org.objrdma.session.internal;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.MemorySegment;
@@ -28,7 +27,6 @@ import org.objrdma.api.session.TerminalReason;
 import org.objrdma.api.transport.BatchResult;
 import org.objrdma.api.transport.ChannelState;
 import org.objrdma.api.transport.Completion;
-import org.objrdma.api.transport.EndpointInfo;
 import org.objrdma.api.transport.RemoteRegion;
 import org.objrdma.api.transport.ScatterGatherEntry;
 import org.objrdma.api.transport.WcOpcode;
@@ -49,12 +47,18 @@ class DataPhaseTest {
 
     /** PREPARE + stage + commit a GET whose staging holds {@code bytes}. */
     private static SessionId stagedGet(Harness h, Harness.Client client, byte[] bytes) {
-        SessionId id = h.core.prepare(client.prepareRequest(Op.GET, SIZE)).orElseThrow().sessionId();
+        return preparedAndStagedGet(h, client, bytes).sessionId();
+    }
+
+    /** {@link #stagedGet}, answering what PREPARE answered. */
+    private static PrepareResponse preparedAndStagedGet(Harness h, Harness.Client client, byte[] bytes) {
+        PrepareResponse prep = h.core.prepare(client.prepareRequest(Op.GET, SIZE)).orElseThrow();
+        SessionId id = prep.sessionId();
         SessionBuffer lease = h.core.borrowStaging(id).orElseThrow();
         MemorySegment.copy(MemorySegment.ofArray(bytes), 0, lease.buffer(), 0, SIZE);
         assertEquals(RcStatus.OK, h.core.finishStaging(id, lease.handle(), true, SIZE, "\"etag-get\"", "v7"));
         assertEquals(RcStatus.OK, h.core.finishPrepare(id, true));
-        return id;
+        return prep;
     }
 
     @Test
@@ -177,9 +181,10 @@ class DataPhaseTest {
     void getToAClientWithoutAReceiveIsBusyAndReadyMayBeRetried() throws Exception {
         try (Harness h = new Harness(); Harness.Client client = h.client(SIZE)) {
             byte[] object = pattern(5);
-            SessionId id = stagedGet(h, client, object);
-            long firstChannel = h.core.detail(id).orElseThrow().channelId();
-            EndpointInfo.Tcp before = (EndpointInfo.Tcp) h.core.serverEndpoint(id).orElseThrow();
+            PrepareResponse prep = preparedAndStagedGet(h, client, object);
+            SessionId id = prep.sessionId();
+            long channel = h.core.detail(id).orElseThrow().channelId();
+            long opened = h.transport.opened.get();
             h.clock.advance(700);
             ReadyResponse busy = h.core.readyTransfer(client.readyRequest(id)).orElseThrow();
             assertEquals(ReadyOutcome.BUSY, busy.outcome());
@@ -191,10 +196,11 @@ class DataPhaseTest {
             assertEquals(h.clock.millis() + 1_000, d.prepDeadline(), "the prep deadline is re-armed");
             assertEquals(0, d.execDeadline());
             assertEquals(ReadyOutcome.BUSY, d.lastOutcome());
-            assertNotEquals(firstChannel, d.channelId(), "the errored channel was replaced");
-            EndpointInfo.Tcp after = (EndpointInfo.Tcp) h.core.serverEndpoint(id).orElseThrow();
-            assertArrayEquals(before.key(), after.key(), "the replacement keeps the access key the client was given");
-            assertEquals(before.address(), after.address());
+            assertEquals(channel, d.channelId(), "the same channel, reset");
+            assertEquals(ChannelState.INIT, h.transport.channelState(channel));
+            assertEquals(opened, h.transport.opened.get(), "no channel was opened");
+            assertEquals(prep.serverEndpoint(), h.transport.endpointOf(channel),
+                    "the endpoint PREPARE returned is still the server's");
             h.clock.advance(700); // past the first prep deadline, within the re-armed one
             h.core.reapPass();
             client.postReceive();
@@ -211,7 +217,7 @@ class DataPhaseTest {
     void busyWhoseReArmFailsEndsTheSessionWithWire() throws Exception {
         try (Harness h = new Harness(); Harness.Client client = h.client(SIZE)) {
             SessionId id = stagedGet(h, client, pattern(1));
-            h.transport.failOpen = true;
+            h.transport.failReset = true;
             assertEquals(RcStatus.WIRE, h.core.readyTransfer(client.readyRequest(id)).status());
             TerminalEvent e = h.events.only(id);
             assertEquals(TerminalReason.FAILED, e.reason());

@@ -45,7 +45,8 @@ import org.objrdma.api.transport.WorkRequest;
  * immediate and the byte count.
  *
  * <p>Fault injection: {@link #script} replaces the completion of a submitted send-queue request;
- * {@link #hold} makes submits wait for the test; {@link #failConnect} and {@link #failOpen} refuse.
+ * {@link #hold} makes submits wait for the test; {@link #failConnect}, {@link #failOpen} and
+ * {@link #failReset} refuse.
  */
 final class LoopbackTransport implements Transport {
     private static final InetSocketAddress AGENT = new InetSocketAddress("127.0.0.1", 7471);
@@ -69,6 +70,7 @@ final class LoopbackTransport implements Transport {
     volatile CompletableFuture<Void> hold;
     volatile boolean failConnect;
     volatile boolean failOpen;
+    volatile boolean failReset;
 
     LoopbackTransport(String name) {
         this.name = name;
@@ -103,6 +105,12 @@ final class LoopbackTransport implements Transport {
 
     int openChannels() {
         return channels.size();
+    }
+
+    /** The endpoint of channel {@code id}, or null once it is gone. */
+    EndpointInfo endpointOf(long id) {
+        LoopbackChannel c = channels.get(id);
+        return c == null ? null : c.localEndpoint();
     }
 
     /** State of channel {@code id}, CLOSED once it is gone. */
@@ -313,6 +321,34 @@ final class LoopbackTransport implements Transport {
             }
         }
 
+        /** Same id and endpoint, back to INIT; what was outstanding is flushed first, as a real transport does. */
+        @Override
+        public void reset() throws TransportException {
+            List<PendingReceive> flushed;
+            synchronized (this) {
+                if (state == ChannelState.CLOSED) {
+                    throw new TransportException(TransportError.CLOSED, "channel " + id + " is closed");
+                }
+                if (state == ChannelState.INIT) {
+                    return;
+                }
+                if (failReset) {
+                    state = ChannelState.ERROR;
+                    throw new TransportException(TransportError.IO, "scripted reset failure");
+                }
+                flushed = takeReceives();
+            }
+            flush(flushed);
+            synchronized (this) {
+                if (state == ChannelState.CLOSED) {
+                    throw new TransportException(TransportError.CLOSED,
+                            "channel " + id + " was closed while resetting");
+                }
+                remote = null;
+                state = ChannelState.INIT;
+            }
+        }
+
         @Override
         public void close() {
             List<PendingReceive> flushed;
@@ -321,9 +357,20 @@ final class LoopbackTransport implements Transport {
                     return;
                 }
                 state = ChannelState.CLOSED;
-                flushed = new ArrayList<>(receives);
-                receives.clear();
+                flushed = takeReceives();
             }
+            flush(flushed);
+            channels.remove(id);
+            closed.incrementAndGet();
+        }
+
+        private List<PendingReceive> takeReceives() {
+            List<PendingReceive> taken = new ArrayList<>(receives);
+            receives.clear();
+            return taken;
+        }
+
+        private void flush(List<PendingReceive> flushed) {
             for (PendingReceive p : flushed) {
                 if (p.done.compareAndSet(false, true)) {
                     p.future.complete(batch(Completion.failure(p.request.wrId(), WcStatus.WR_FLUSH_ERR, WcOpcode.RECV), false));
@@ -332,8 +379,6 @@ final class LoopbackTransport implements Transport {
             for (CompletableFuture<BatchResult> f : held) {
                 f.complete(batch(Completion.failure(0, WcStatus.WR_FLUSH_ERR, WcOpcode.RDMA_WRITE), false));
             }
-            channels.remove(id);
-            closed.incrementAndGet();
         }
     }
 

@@ -36,6 +36,7 @@ import org.objrdma.api.transport.Access;
 import org.objrdma.api.transport.BatchResult;
 import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.ChannelOptions;
+import org.objrdma.api.transport.ChannelState;
 import org.objrdma.api.transport.Completion;
 import org.objrdma.api.transport.EndpointInfo;
 import org.objrdma.api.transport.MemoryRegion;
@@ -231,12 +232,14 @@ class TcpEndToEndTest {
             SessionBuffer lease = core.borrowStaging(id).orElseThrow();
             assertEquals(RcStatus.OK, core.finishStaging(id, lease.handle(), true, SIZE, "", ""));
             assertEquals(RcStatus.OK, core.finishPrepare(id, true));
+            long channel = core.detail(id).orElseThrow().channelId();
             ReadyResponse r = core.readyTransfer(client.ready(id)).orElseThrow();
             assertEquals(ReadyOutcome.BUSY, r.outcome(), "the TCP agent reports receiver-not-ready after rnr.wait.ms");
             SessionDetail d = core.detail(id).orElseThrow();
             assertEquals(SessionState.PREPARED, d.state());
             assertTrue(d.published());
-            assertEquals(1, server.channelCount(), "the errored channel was replaced by a fresh one");
+            assertEquals(channel, d.channelId(), "the session's channel was reset, not replaced");
+            assertEquals(1, server.channelCount());
             assertEquals(RcStatus.OK, core.cancel(id, ALICE));
             TerminalEvent e = events.only(id);
             assertEquals(TerminalReason.CANCELLED, e.reason());
@@ -246,15 +249,7 @@ class TcpEndToEndTest {
     }
 
     @Test
-    void aBusyGetCanBeRetriedByAClientChannelWithTheSameKey() throws Exception {
-        byte[] probeKey = new byte[16];
-        java.util.Arrays.fill(probeKey, (byte) 7);
-        try (Channel probe = clientTransport.openChannel(ChannelOptions.DEFAULT.withAccessKey(probeKey))) {
-            org.junit.jupiter.api.Assumptions.assumeTrue(
-                    java.util.Arrays.equals(probeKey, ((EndpointInfo.Tcp) probe.localEndpoint()).key()),
-                    "the TCP transport does not honour ChannelOptions.accessKey yet: a client cannot retry READY"
-                            + " after Busy on a fresh channel that the endpoint given at PREPARE still names");
-        }
+    void aBusyGetIsRetriedAgainstTheServerEndpointPrepareReturned() throws Exception {
         try (Client client = new Client()) {
             byte[] object = randomBytes(3);
             PrepareResponse prep = core.prepare(new PrepareRequest(ALICE, Op.GET, "/bucket/retry", 0, SIZE, 0x123,
@@ -264,18 +259,29 @@ class TcpEndToEndTest {
             MemorySegment.copy(MemorySegment.ofArray(object), 0, lease.buffer(), 0, SIZE);
             assertEquals(RcStatus.OK, core.finishStaging(id, lease.handle(), true, SIZE, "", ""));
             assertEquals(RcStatus.OK, core.finishPrepare(id, true));
+            // the first READY: the server dials the client, whose agent refuses the write (no receive posted)
             assertEquals(ReadyOutcome.BUSY, core.readyTransfer(client.ready(id)).orElseThrow().outcome());
-            // the client's channel saw its peer fail; it opens a fresh one with the key it gave at PREPARE
-            byte[] key = ((EndpointInfo.Tcp) client.channel.localEndpoint()).key();
-            try (Channel retry = clientTransport.openChannel(ChannelOptions.DEFAULT.withAccessKey(key))) {
-                CompletableFuture<BatchResult> arrival = retry.submit(List.of(WorkRequest.recv(8)), Duration.ofSeconds(10));
-                ReadyResponse ok = core.readyTransfer(new ReadyRequest(ALICE, id, COOKIE, retry.id(), null)).orElseThrow();
-                assertEquals(ReadyOutcome.OK, ok.outcome());
-                assertEquals(COOKIE, arrival.get(10, TimeUnit.SECONDS).completions().get(0).immediate());
-                assertArrayEquals(object, client.memory.toArray(ValueLayout.JAVA_BYTE));
-                assertEquals(RcStatus.OK, core.finishFinal(id));
-            }
-            assertEquals(Optional.of(ReadyOutcome.OK), events.only(id).lastOutcome());
+            assertEquals(ChannelState.ERROR, client.channel.state(), "the client's channel refused the write");
+
+            // the client resets its channel (same id, same key) and, RC style, connects first: to the server
+            // endpoint PREPARE returned, which the server's reset kept valid
+            client.channel.reset();
+            CompletableFuture<BatchResult> arrival = client.channel.submit(List.of(WorkRequest.recv(8)),
+                    Duration.ofSeconds(10));
+            client.channel.connect(prep.serverEndpoint());
+            assertEquals(prep.serverEndpoint(), client.channel.remoteEndpoint());
+
+            ReadyResponse ok = core.readyTransfer(client.ready(id)).orElseThrow();
+            assertEquals(ReadyOutcome.OK, ok.outcome());
+            assertEquals(SIZE, ok.bytesTransferred());
+            Completion c = arrival.get(10, TimeUnit.SECONDS).completions().get(0);
+            assertEquals(WcOpcode.RECV_RDMA_WITH_IMM, c.opcode());
+            assertEquals(COOKIE, c.immediate());
+            assertArrayEquals(object, client.memory.toArray(ValueLayout.JAVA_BYTE));
+            assertEquals(RcStatus.OK, core.finishFinal(id));
+            TerminalEvent e = events.only(id);
+            assertEquals(TerminalReason.COMPLETED, e.reason());
+            assertEquals(Optional.of(ReadyOutcome.OK), e.lastOutcome());
             assertStagingAndChannelsReturned();
         }
     }

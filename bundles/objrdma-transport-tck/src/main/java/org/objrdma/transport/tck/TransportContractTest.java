@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -64,7 +65,8 @@ import org.objrdma.api.transport.WorkRequest;
  * {@link WcStatus#REM_ACCESS_ERR} and flush later work; a receive that is missing or too short gives the
  * verbs statuses; a batch that misses its deadline reports {@link WcStatus#RESP_TIMEOUT_ERR}; a wrong
  * access key is refused at connect; 64 channels move data in parallel; bad arguments are refused
- * synchronously with the documented {@link TransportError}.
+ * synchronously with the documented {@link TransportError}; {@link Channel#reset()} flushes outstanding
+ * work, keeps the channel's id and endpoint, and lets both ends connect again.
  *
  * <p>Lifecycle: one instance per class ({@link TestInstance.Lifecycle#PER_CLASS}); {@link #openTransports()}
  * runs once before the first test and its {@link TransportPair#cleanup()} after the last. Every channel,
@@ -221,8 +223,11 @@ public abstract class TransportContractTest {
     }
 
     private static void connectBoth(Channel a, Channel b) throws Exception {
-        EndpointInfo ea = a.localEndpoint();
-        EndpointInfo eb = b.localEndpoint();
+        connectBoth(a, a.localEndpoint(), b, b.localEndpoint());
+    }
+
+    /** Connects {@code a} and {@code b} with endpoints the test kept, as a peer that cached them would. */
+    private static void connectBoth(Channel a, EndpointInfo ea, Channel b, EndpointInfo eb) throws Exception {
         CompletableFuture<Void> other = new CompletableFuture<>();
         Thread.ofVirtual().name("tck-connect-" + b.id()).start(() -> {
             try {
@@ -882,6 +887,119 @@ public abstract class TransportContractTest {
         TransportException e = assertThrows(TransportException.class,
                 () -> ch[0].post(WorkRequest.recv(71, sge(region, 0, 64))));
         assertEquals(TransportError.CLOSED, e.error(), "posting on a closed channel");
+    }
+
+    // ------------------------------------------------------------------ reset
+
+    @Test
+    void resetAfterAFailureConnectsAgainWithTheSameEndpoints() throws Exception {
+        Channel[] ch = connectedPair();
+        long[] ids = {ch[0].id(), ch[1].id()};
+        EndpointInfo ea = ch[0].localEndpoint();
+        EndpointInfo eb = ch[1].localEndpoint();
+        MemorySegment source = allocate(4096);
+        fillPattern(source, 0, 4096, 90);
+        MemorySegment target = allocate(4096);
+        MemoryRegion src = register(requester(), source, Access.LOCAL_WRITE);
+        MemoryRegion dst = register(responder(), target, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+        ch[0].post(WorkRequest.write(90, sge(src, 0, 4096), dst.address(), wrongRkey(dst)));
+        assertEquals(WcStatus.REM_ACCESS_ERR, awaitCompletion(ch[0]).status());
+        assertEquals(ChannelState.ERROR, ch[0].state());
+
+        ch[0].reset();
+
+        assertEquals(ChannelState.INIT, ch[0].state());
+        assertEquals(ids[0], ch[0].id());
+        assertEquals(ea, ch[0].localEndpoint(), "the endpoint the peer was given stays valid");
+        assertNull(ch[0].remoteEndpoint());
+        // the peer saw the connection end, or still points at a queue pair that went back to INIT: as an RC
+        // client retrying against the same server, it resets its own channel and both connect again
+        ch[1].reset();
+        assertEquals(ChannelState.INIT, ch[1].state());
+        assertEquals(ids[1], ch[1].id());
+        assertEquals(eb, ch[1].localEndpoint());
+        connectBoth(ch[0], ea, ch[1], eb);
+        assertEquals(eb, ch[0].remoteEndpoint());
+        assertEquals(ea, ch[1].remoteEndpoint());
+
+        ch[0].post(WorkRequest.write(91, sge(src, 0, 4096), dst.address(), dst.rkey()));
+        assertEquals(Completion.success(91, WcOpcode.RDMA_WRITE, 4096), awaitCompletion(ch[0]));
+        assertEquals(checksum(source, 0, 4096), checksum(target, 0, 4096), "the write after the reset landed");
+    }
+
+    @Test
+    void resetFlushesOutstandingWorkBeforeItReturns() throws Exception {
+        Channel[] ch = connectedPair();
+        MemorySegment memory = allocate(128);
+        MemoryRegion region = register(requester(), memory, Access.LOCAL_WRITE);
+        // nothing will ever fill these receives, so they are still outstanding when the reset comes
+        CompletableFuture<BatchResult> pending =
+                ch[0].submit(List.of(WorkRequest.recv(92, sge(region, 0, 64))), Duration.ofSeconds(60));
+        ch[0].post(WorkRequest.recv(93, sge(region, 64, 64)));
+
+        ch[0].reset();
+
+        assertTrue(pending.isDone(), "a batch future is complete when reset returns");
+        BatchResult result = pending.get();
+        assertFalse(result.timedOut());
+        assertEquals(92, result.completions().get(0).wrId());
+        assertEquals(WcStatus.WR_FLUSH_ERR, result.completions().get(0).status());
+        Completion[] out = new Completion[2];
+        assertEquals(1, ch[0].poll(out), "the flushed receive is there to poll when reset returns");
+        assertEquals(93, out[0].wrId());
+        assertEquals(WcStatus.WR_FLUSH_ERR, out[0].status());
+        assertEquals(ChannelState.INIT, ch[0].state());
+
+        // the queues work again once both ends are connected anew
+        ch[1].reset();
+        connectBoth(ch[0], ch[1]);
+        MemorySegment source = allocate(64);
+        fillPattern(source, 0, 64, 94);
+        MemoryRegion src = register(responder(), source, Access.LOCAL_WRITE);
+        MemoryRegion dst = register(requester(), allocate(64), Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+        ch[0].post(WorkRequest.recv(94));
+        ch[1].post(WorkRequest.writeWithImm(95, sge(src, 0, 64), dst.address(), dst.rkey(), 0x5EED));
+        assertEquals(Completion.success(95, WcOpcode.RDMA_WRITE, 64), awaitCompletion(ch[1]));
+        assertEquals(new Completion(94, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, 64, true, 0x5EED, 0),
+                awaitCompletion(ch[0]));
+        assertEquals(checksum(source, 0, 64), checksum(dst.segment(), 0, 64));
+    }
+
+    @Test
+    void resetBeforeConnectChangesNothing() throws Exception {
+        Channel a = closeLater(requester().openChannel(channelOptions()));
+        Channel b = closeLater(responder().openChannel(channelOptions()));
+        EndpointInfo ea = a.localEndpoint();
+        a.post(WorkRequest.recv(96));
+
+        a.reset();
+        a.reset();
+
+        assertEquals(ChannelState.INIT, a.state());
+        assertEquals(ea, a.localEndpoint());
+        assertNull(a.remoteEndpoint());
+        assertEquals(0, a.poll(new Completion[1]), "nothing was flushed");
+        // the receive posted before the resets is still posted: the peer's WRITE_WITH_IMM consumes it
+        connectBoth(a, b);
+        MemorySegment source = allocate(64);
+        fillPattern(source, 0, 64, 96);
+        MemoryRegion src = register(responder(), source, Access.LOCAL_WRITE);
+        MemoryRegion dst = register(requester(), allocate(64), Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+        b.post(WorkRequest.writeWithImm(97, sge(src, 0, 64), dst.address(), dst.rkey(), 0x0097));
+        assertEquals(Completion.success(97, WcOpcode.RDMA_WRITE, 64), awaitCompletion(b));
+        assertEquals(new Completion(96, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, 64, true, 0x0097, 0),
+                awaitCompletion(a));
+    }
+
+    @Test
+    void resetOfAClosedChannelIsRefused() throws Exception {
+        Channel a = closeLater(requester().openChannel(channelOptions()));
+        a.close();
+
+        TransportException e = assertThrows(TransportException.class, a::reset);
+
+        assertEquals(TransportError.CLOSED, e.error());
+        assertEquals(ChannelState.CLOSED, a.state());
     }
 
     @Test

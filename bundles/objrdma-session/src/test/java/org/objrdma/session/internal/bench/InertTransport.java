@@ -17,6 +17,8 @@ import org.objrdma.api.transport.Completion;
 import org.objrdma.api.transport.EndpointInfo;
 import org.objrdma.api.transport.MemoryRegion;
 import org.objrdma.api.transport.Transport;
+import org.objrdma.api.transport.TransportError;
+import org.objrdma.api.transport.TransportException;
 import org.objrdma.api.transport.TransportLevel;
 import org.objrdma.api.transport.WorkRequest;
 
@@ -74,6 +76,14 @@ public final class InertTransport implements Transport {
         @Override
         public CompletableFuture<BatchResult> submit(List<WorkRequest> requests, Duration timeout) {
             return CompletableFuture.completedFuture(new BatchResult(List.of(), false));
+        }
+
+        @Override
+        public void reset() throws TransportException {
+            if (state == ChannelState.CLOSED) {
+                throw new TransportException(TransportError.CLOSED, "channel " + id + " is closed");
+            }
+            state = ChannelState.INIT;
         }
 
         @Override

@@ -26,7 +26,9 @@ enum EndCause {
     /** The owner closed the channel or the transport shut down. */
     LOCAL_CLOSE(WcStatus.WR_FLUSH_ERR, 8, "channel closed"),
     /** A region in use was closed and the peer did not finish its frame within the grace time. */
-    REGION_CLOSED(WcStatus.WR_FLUSH_ERR, 9, "region closed under a stalled transfer");
+    REGION_CLOSED(WcStatus.WR_FLUSH_ERR, 9, "region closed under a stalled transfer"),
+    /** The owner reset the channel: everything unfinished is flushed, the channel goes back to INIT. */
+    RESET(WcStatus.WR_FLUSH_ERR, 10, "channel reset");
 
     private final WcStatus headStatus;
     private final int vendorCode;

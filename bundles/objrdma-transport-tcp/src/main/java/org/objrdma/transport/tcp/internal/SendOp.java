@@ -18,6 +18,8 @@ final class SendOp {
     /** Where READ response bytes land; null for other opcodes. Reader thread only. */
     final MemoryCursor readTarget;
 
+    /** The connection the request went out on; set before it is put in flight, null if it never was. */
+    TcpConnection via;
     boolean done;
     WcStatus status;
     int vendorError;

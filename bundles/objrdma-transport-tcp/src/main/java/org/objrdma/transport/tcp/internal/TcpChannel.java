@@ -6,9 +6,13 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.objrdma.api.telemetry.Counter;
@@ -44,6 +48,13 @@ import org.objrdma.api.transport.WorkRequest;
  * early waits for the older ones. Any failure puts the channel in ERROR before its completion is delivered;
  * the connection is then cut and every unfinished request is flushed once the connection's threads have
  * stopped, so memory named by a flushed request is no longer touched when its completion arrives.
+ *
+ * <p><b>Reset.</b> {@link #reset} cuts the connection, waits for its threads and flushes what is left, then
+ * returns the channel to INIT with the same id and key: the agent accepts an authenticated connection to it
+ * again. Each reset starts a new {@code epoch}. A connection calls back into the channel with itself as the
+ * first argument, and a call from anything but the current connection is ignored, so a connection from
+ * before a reset can never complete, take or fail work of the channel after it. A batch deadline set in an
+ * earlier epoch cannot put the channel in ERROR either.
  */
 final class TcpChannel implements Channel {
 
@@ -62,7 +73,14 @@ final class TcpChannel implements Channel {
     private EndpointInfo.Tcp remoteEndpoint;
     private PeerIdentity peer;
     private PeerIdentity dialTarget;
-    private TcpConnection connection;
+    /** Written under the lock; volatile so the writer thread can check it per frame without the lock. */
+    private volatile TcpConnection connection;
+    /** Counts resets; a batch deadline from an earlier epoch is stale. Guarded by the lock. */
+    private long epoch;
+    /** A reset is waiting for the old connection's threads; a second reset waits for it. Guarded by the lock. */
+    private boolean resetting;
+    /** Submitted batches not yet completed, so a reset can wait for one whose deadline claimed it. */
+    private final Set<Batch> openBatches = ConcurrentHashMap.newKeySet();
     private long nextSeq = 1;
     private final ArrayDeque<SendOp> sendQueue = new ArrayDeque<>();
     private final ArrayDeque<RecvOp> recvQueue = new ArrayDeque<>();
@@ -130,10 +148,10 @@ final class TcpChannel implements Channel {
         };
     }
 
-    /** True once the channel can carry no more work (ERROR or CLOSED). */
-    boolean isFailed() {
+    /** True once the channel can carry no more work on {@code from} (ERROR, CLOSED, or a connection since replaced). */
+    boolean isFailed(TcpConnection from) {
         Phase p = phase;
-        return p == Phase.ERROR || p == Phase.CLOSED;
+        return p == Phase.ERROR || p == Phase.CLOSED || connection != from;
     }
 
     /** Who is connected on the other end, or null. */
@@ -352,9 +370,13 @@ final class TcpChannel implements Channel {
             Batch batch = new Batch(signaled);
             List<Runnable> deliveries = new ArrayList<>();
             TcpConnection toAbort = null;
+            long postedIn;
             lock.lock();
             try {
                 checkPostable(sends, signaled.size() - sends);
+                postedIn = epoch;
+                openBatches.add(batch);
+                batch.future().whenComplete((r, e) -> openBatches.remove(batch));
                 for (int i = 0; i < signaled.size(); i++) {
                     TcpConnection a = postLocked(signaled.get(i), batch.slot(i), deliveries);
                     toAbort = toAbort != null ? toAbort : a;
@@ -362,8 +384,8 @@ final class TcpChannel implements Channel {
             } finally {
                 lock.unlock();
             }
-            batch.deadline(transport.schedule(() -> batch.expire(
-                    () -> enterError(EndCause.LOCAL_ERROR, "batch missed its deadline of " + timeout)), timeout));
+            batch.deadline(transport.schedule(() -> batch.expire(() -> enterError(postedIn, EndCause.LOCAL_ERROR,
+                    "batch missed its deadline of " + timeout)), timeout));
             finishPost(deliveries, toAbort);
             return batch.future();
         } catch (TransportException e) {
@@ -449,6 +471,7 @@ final class TcpChannel implements Channel {
             collectDeliverable(deliveries);
             return c;
         }
+        op.via = connection;
         inFlight.put(op.seq, op);
         connection.send(op);
         return null;
@@ -476,15 +499,16 @@ final class TcpChannel implements Channel {
     // ------------------------------------------------------------------ errors and completion
 
     /**
-     * Puts the channel in ERROR for a local reason (batch deadline, local protection error): the connection is
-     * cut and every unfinished request flushed once its threads stopped.
+     * Puts the channel in ERROR for a local reason (a batch deadline of epoch {@code postedIn}): the connection
+     * is cut and every unfinished request flushed once its threads stopped. A deadline from before a reset
+     * changes nothing: its batch was flushed by that reset.
      */
-    void enterError(EndCause cause, String why) {
+    void enterError(long postedIn, EndCause cause, String why) {
         List<Runnable> deliveries = new ArrayList<>();
         TcpConnection c;
         lock.lock();
         try {
-            if (phase == Phase.CLOSED) {
+            if (phase == Phase.CLOSED || postedIn != epoch) {
                 return;
             }
             if (phase != Phase.ERROR) {
@@ -513,10 +537,10 @@ final class TcpChannel implements Channel {
     }
 
     /** The peer's side is being refused (we sent a negative acknowledgement): no new work from here on. */
-    void markRefusing() {
+    void markRefusing(TcpConnection from) {
         lock.lock();
         try {
-            if (phase == Phase.CONNECTED) {
+            if (phase == Phase.CONNECTED && from == connection) {
                 phase = Phase.ERROR;
             }
             changed.signalAll();
@@ -525,17 +549,18 @@ final class TcpChannel implements Channel {
         }
     }
 
-    /** The request on the wire with {@code seq}, or null. Reader thread. */
-    SendOp inFlight(long seq) {
-        return inFlight.get(seq);
+    /** The request {@code from} carries with {@code seq}, or null. Reader thread. */
+    SendOp inFlight(TcpConnection from, long seq) {
+        SendOp op = inFlight.get(seq);
+        return op != null && op.via == from ? op : null;
     }
 
     /** Ends {@code op} with {@code status}; a failure puts the channel in ERROR first. */
-    void finish(SendOp op, WcStatus status, int vendorError) {
+    void finish(TcpConnection from, SendOp op, WcStatus status, int vendorError) {
         List<Runnable> deliveries = new ArrayList<>(2);
         lock.lock();
         try {
-            if (op.done) {
+            if (op.done || from != connection) {
                 return;
             }
             op.done = true;
@@ -615,18 +640,18 @@ final class TcpChannel implements Channel {
      * Takes the oldest posted receive for a peer's SEND or WRITE_WITH_IMM, waiting up to {@code wait} for one
      * (receiver not ready). Null if none came or the channel failed. Reader thread.
      */
-    RecvOp takeRecv(Duration wait) throws InterruptedException {
+    RecvOp takeRecv(TcpConnection from, Duration wait) throws InterruptedException {
         long deadline = System.nanoTime() + wait.toNanos();
         lock.lock();
         try {
             while (recvQueue.isEmpty()) {
                 long left = deadline - System.nanoTime();
-                if (left <= 0 || phase != Phase.CONNECTED) {
+                if (left <= 0 || phase != Phase.CONNECTED || from != connection) {
                     return null;
                 }
                 changed.awaitNanos(left);
             }
-            if (phase != Phase.CONNECTED) {
+            if (phase != Phase.CONNECTED || from != connection) {
                 return null;
             }
             activeRecv = recvQueue.pollFirst();
@@ -637,11 +662,11 @@ final class TcpChannel implements Channel {
     }
 
     /** Ends the receive taken by {@link #takeRecv}; a failure puts the channel in ERROR first. Reader thread. */
-    void completeRecv(RecvOp recv, Completion c) {
+    void completeRecv(TcpConnection from, RecvOp recv, Completion c) {
         Runnable delivery;
         lock.lock();
         try {
-            if (activeRecv != recv) {
+            if (activeRecv != recv || from != connection) {
                 return; // flushed meanwhile
             }
             activeRecv = null;
@@ -675,6 +700,114 @@ final class TcpChannel implements Channel {
             lock.unlock();
         }
         deliveries.forEach(Runnable::run);
+    }
+
+    /**
+     * Back to INIT with the same id and key. The phase goes to ERROR first, so nothing new reaches the old
+     * connection (sends posted meanwhile are flushed, inbound connections are refused as busy); then the
+     * connection is cut and its threads are awaited, which flushes every unfinished request with the reset's
+     * cause (the oldest keeps a status it already had from an earlier failure). Waiting for the threads is
+     * what makes "no longer touched" true, so the call is refused on one of them, and if they do not stop
+     * within {@code shutdown.timeout.ms} the channel stays in ERROR and TIMEOUT is thrown.
+     */
+    @Override
+    public void reset() throws TransportException {
+        TcpConnection old;
+        List<Batch> earlier = List.of();
+        List<Runnable> deliveries = new ArrayList<>();
+        lock.lock();
+        try {
+            while (resetting) {
+                changed.awaitUninterruptibly(); // another reset is waiting for the same connection
+            }
+            switch (phase) {
+                case CLOSED -> throw new TransportException(TransportError.CLOSED, "channel " + id + " is closed");
+                case INIT, DIALING -> {
+                    return; // nothing to undo: receives posted before connecting stay posted
+                }
+                default -> {
+                    // CONNECTED or ERROR: cut, flush, re-arm
+                }
+            }
+            old = connection;
+            if (old != null && old.isOwnThread(Thread.currentThread())) {
+                throw new TransportException(TransportError.WRONG_STATE, "channel " + id
+                        + " cannot be reset from its own connection thread (a completion callback): hand it on");
+            }
+            if (old != null) {
+                old.recordCause(EndCause.RESET); // a reader woken by the phase change must not name another
+            }
+            phase = Phase.ERROR;
+            dialTarget = null;
+            if (old == null) {
+                // the connection already ended and flushed; anything posted since was flushed at once
+                flushAllLocked(EndCause.RESET, deliveries);
+                earlier = rearmLocked();
+            } else {
+                resetting = true;
+            }
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        if (old != null) {
+            old.abort(EndCause.RESET);
+            boolean ended = old.awaitEnded(transport.settings().shutdownTimeout().toNanos());
+            lock.lock();
+            try {
+                resetting = false;
+                changed.signalAll();
+                if (phase == Phase.CLOSED) {
+                    throw new TransportException(TransportError.CLOSED,
+                            "channel " + id + " was closed while resetting");
+                }
+                if (!ended) {
+                    throw new TransportException(TransportError.TIMEOUT, "channel " + id + ": the connection to "
+                            + old.peer() + " did not stop within " + transport.settings().shutdownTimeout()
+                            + "; the channel stays in ERROR");
+                }
+                earlier = rearmLocked(); // connectionEnded has flushed everything and cleared the connection
+            } finally {
+                lock.unlock();
+            }
+        }
+        deliveries.forEach(Runnable::run);
+        awaitCompletion(earlier);
+        TcpTransport.LOG.debug("channel {} reset to INIT", id);
+    }
+
+    /** ERROR without a connection → INIT, a new epoch. Returns the batches submitted before it. */
+    private List<Batch> rearmLocked() {
+        epoch++;
+        phase = Phase.INIT;
+        remoteEndpoint = null;
+        peer = null;
+        dialTarget = null;
+        changed.signalAll();
+        return List.copyOf(openBatches); // submit adds under the lock: these all precede the reset
+    }
+
+    /**
+     * A batch whose deadline fired just before the reset was claimed by the timer and completes on it; the
+     * flush cannot complete it. Wait (bounded) so that every batch future is complete when reset returns.
+     */
+    private void awaitCompletion(List<Batch> batches) {
+        long deadline = System.nanoTime() + transport.settings().shutdownTimeout().toNanos();
+        for (Batch b : batches) {
+            long left = deadline - System.nanoTime();
+            try {
+                b.future().get(Math.max(0, left), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                TcpTransport.LOG.warn("channel {}: a batch of before the reset did not complete within {}", id,
+                        transport.settings().shutdownTimeout());
+                return;
+            } catch (ExecutionException e) {
+                // completed: a batch future only fails when it could not be posted
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     @Override

@@ -152,6 +152,14 @@ final class TcpConnection {
         }
     }
 
+    /**
+     * Records {@code cause} as why the connection will end, unless one is recorded already; call before a
+     * state change its threads may notice first, then {@link #abort}.
+     */
+    void recordCause(EndCause cause) {
+        endCause.compareAndSet(null, cause);
+    }
+
     boolean awaitEnded(long nanos) {
         try {
             return ended.await(nanos, TimeUnit.NANOSECONDS);
@@ -352,7 +360,7 @@ final class TcpConnection {
                     return;
                 }
                 if (recv.capacity < length) {
-                    channel.completeRecv(recv, new Completion(recv.request.wrId(), WcStatus.LOC_LEN_ERR,
+                    channel.completeRecv(this, recv, new Completion(recv.request.wrId(), WcStatus.LOC_LEN_ERR,
                             WcOpcode.RECV, 0, false, 0, 0));
                     refuse(seq, WcStatus.REM_INV_REQ_ERR);
                     return;
@@ -405,7 +413,7 @@ final class TcpConnection {
     private RecvOp takeRecv() throws InterruptedException {
         readerWaitingLocally = true;
         try {
-            return channel.takeRecv(transport.settings().rnrWait());
+            return channel.takeRecv(this, transport.settings().rnrWait());
         } finally {
             lastReceived = System.nanoTime(); // the wait was ours, not the peer's silence
             readerWaitingLocally = false;
@@ -440,8 +448,8 @@ final class TcpConnection {
                 transport.telemetry().increment(Counter.TRANSPORT_REMOTE_ACCESS_DENIED);
                 refuse(seq, WcStatus.REM_ACCESS_ERR);
             } else {
-                channel.completeRecv(inboundRecv, new Completion(inboundRecv.request.wrId(), WcStatus.LOC_PROT_ERR,
-                        WcOpcode.RECV, 0, false, 0, 0));
+                channel.completeRecv(this, inboundRecv, new Completion(inboundRecv.request.wrId(),
+                        WcStatus.LOC_PROT_ERR, WcOpcode.RECV, 0, false, 0, 0));
                 refuse(seq, WcStatus.REM_OP_ERR);
             }
             return;
@@ -456,7 +464,7 @@ final class TcpConnection {
         inboundActive = false;
         if (inboundRecv != null) {
             WcOpcode opcode = inboundOp == Opcode.WRITE_WITH_IMM ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV;
-            channel.completeRecv(inboundRecv, new Completion(inboundRecv.request.wrId(), WcStatus.SUCCESS, opcode,
+            channel.completeRecv(this, inboundRecv, new Completion(inboundRecv.request.wrId(), WcStatus.SUCCESS, opcode,
                     inboundLength, inboundHasImmediate, inboundHasImmediate ? inboundImmediate : 0, 0));
             inboundRecv = null;
         }
@@ -498,27 +506,27 @@ final class TcpConnection {
         endCause.compareAndSet(null, EndCause.REFUSED_PEER);
         refusingSince = System.nanoTime();
         refusing = true;
-        channel.markRefusing();
+        channel.markRefusing(this);
         outbox.add(new Ack(seq, status, true));
     }
 
     // ------------------------------------------------------------------ requester side of the reader
 
     private void onResponseData(long seq, long n) throws IOException {
-        SendOp op = channel.inFlight(seq);
+        SendOp op = channel.inFlight(this, seq);
         if (op == null || op.readTarget == null || n > op.readTarget.remaining()) {
             throw new ProtocolViolation("READ response frame for " + seq + " of " + n + " bytes unexpected");
         }
         if (!receiveInto(op.readTarget, n)) {
             // our own destination region was closed under the READ
             endCause.compareAndSet(null, EndCause.LOCAL_ERROR);
-            channel.finish(op, WcStatus.LOC_PROT_ERR, EndCause.LOCAL_ERROR.vendorCode());
+            channel.finish(this, op, WcStatus.LOC_PROT_ERR, EndCause.LOCAL_ERROR.vendorCode());
             abort(EndCause.LOCAL_ERROR);
         }
     }
 
     private void onAck(long seq, int statusCode) throws ProtocolViolation {
-        SendOp op = channel.inFlight(seq);
+        SendOp op = channel.inFlight(this, seq);
         if (op == null) {
             throw new ProtocolViolation("acknowledgement for unknown request " + seq);
         }
@@ -528,10 +536,10 @@ final class TcpConnection {
                 throw new ProtocolViolation("READ " + seq + " acknowledged with " + op.readTarget.remaining()
                         + " bytes missing");
             }
-            channel.finish(op, WcStatus.SUCCESS, 0);
+            channel.finish(this, op, WcStatus.SUCCESS, 0);
         } else {
             endCause.compareAndSet(null, EndCause.REFUSED_BY_PEER);
-            channel.finish(op, status, 0);
+            channel.finish(this, op, status, 0);
             abort(EndCause.REFUSED_BY_PEER);
         }
     }
@@ -635,7 +643,7 @@ final class TcpConnection {
     }
 
     private void sendRequest(SendOp op, ArrayDeque<Outbound> waitingData) throws IOException, WriterDone {
-        if (channel.isFailed() || op.done) {
+        if (channel.isFailed(this) || op.done) {
             return; // flushed with the rest when the connection ends
         }
         var r = op.request;
@@ -653,7 +661,7 @@ final class TcpConnection {
             if (!region.acquire()) {
                 // our own source region was closed under the request: stop, nothing half-sent is acknowledged
                 endCause.compareAndSet(null, EndCause.LOCAL_ERROR);
-                channel.finish(op, WcStatus.LOC_PROT_ERR, EndCause.LOCAL_ERROR.vendorCode());
+                channel.finish(this, op, WcStatus.LOC_PROT_ERR, EndCause.LOCAL_ERROR.vendorCode());
                 abort(EndCause.LOCAL_ERROR);
                 throw new WriterDone();
             }
@@ -670,7 +678,7 @@ final class TcpConnection {
             }
             source.advance(k);
             drainControl(waitingData);
-            if (channel.isFailed()) {
+            if (channel.isFailed(this)) {
                 throw new WriterDone(); // refused or closed meanwhile: the rest of the payload is moot
             }
         }
@@ -688,7 +696,7 @@ final class TcpConnection {
                     endCause.compareAndSet(null, EndCause.REFUSED_PEER);
                     refusingSince = System.nanoTime();
                     refusing = true;
-                    channel.markRefusing();
+                    channel.markRefusing(this);
                     sendControl(new Ack(r.seq(), WcStatus.REM_ACCESS_ERR, true));
                     return; // not reached: a refusal ends the writer
                 }

@@ -494,6 +494,166 @@ class TcpTransportTest {
         assertEquals(2, a.channelCount());
     }
 
+    // ------------------------------------------------------------------ reset
+
+    private static void awaitState(Channel c, ChannelState state) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (c.state() != state) {
+            assertTrue(System.nanoTime() < deadline, c + " stayed " + c.state() + ", expected " + state);
+            TimeUnit.MILLISECONDS.sleep(5);
+        }
+    }
+
+    @Test
+    void resetEndsThePeersConnectionAndTheAgentTakesTheChannelAgain() throws Exception {
+        TcpTransport a = transport();
+        TcpTransport b = transport();
+        Channel ca = later(a.openChannel(ChannelOptions.DEFAULT));
+        Channel cb = later(b.openChannel(ChannelOptions.DEFAULT));
+        connectBoth(ca, cb);
+        EndpointInfo.Tcp ep = (EndpointInfo.Tcp) ca.localEndpoint();
+
+        ca.reset();
+
+        assertEquals(ChannelState.INIT, ca.state());
+        assertEquals(0, a.connectionCount(), "the connection's threads have stopped");
+        awaitState(cb, ChannelState.ERROR); // the peer sees the connection end
+        // the agent still knows the channel by its number and key: a new authenticated dial attaches
+        byte[] code = new byte[1];
+        try (RawPeer _ = RawPeer.dial(ep, ep.key(), RawPeer.someone(), code)) {
+            assertEquals(Wire.REPLY_OK, code[0]);
+            assertEquals(ChannelState.CONNECTED, ca.state());
+        }
+        awaitState(ca, ChannelState.ERROR);
+        ca.reset();
+        cb.reset();
+        connectBoth(ca, cb);
+        assertEquals(1, a.connectionCount());
+        assertEquals(1, b.connectionCount());
+    }
+
+    @Test
+    void aConnectionFromBeforeTheResetNeverDeliversIntoTheChannel() throws Exception {
+        TcpTransport b = transport();
+        Channel cb = later(b.openChannel(ChannelOptions.DEFAULT));
+        MemorySegment target = memory(8192);
+        MemoryRegion region = later(b.register(target, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE)));
+        EndpointInfo.Tcp ep = (EndpointInfo.Tcp) cb.localEndpoint();
+        byte[] code = new byte[1];
+        try (RawPeer stale = RawPeer.dial(ep, ep.key(), RawPeer.someone(), code)) {
+            assertEquals(Wire.REPLY_OK, code[0]);
+            stale.frame(Wire.REQUEST, Opcode.WRITE.verbsOpcode(), 0, 1, region.address(), 4096, region.rkey());
+            stale.frame(Wire.REQUEST_DATA, 0, 0, 1, 0, 4096, 0);
+            stale.bytes(100, (byte) 1); // and then it stalls: the reader sits inside the frame, in the region
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (target.get(ValueLayout.JAVA_BYTE, 99) != 1) {
+                assertTrue(System.nanoTime() < deadline, "payload never started landing");
+                Thread.onSpinWait();
+            }
+
+            cb.reset();
+
+            assertEquals(ChannelState.INIT, cb.state());
+            try (RawPeer fresh = RawPeer.dial(ep, ep.key(), RawPeer.someone(), code)) {
+                assertEquals(Wire.REPLY_OK, code[0], "the reset channel takes a new connection");
+                try {
+                    // the rest of the stale frame, and a whole new request: the socket is cut, nothing may land
+                    stale.bytes(3996, (byte) 2);
+                    stale.frame(Wire.REQUEST, Opcode.WRITE.verbsOpcode(), 0, 2, region.address() + 200, 16,
+                            region.rkey());
+                    stale.frame(Wire.REQUEST_DATA, 0, 0, 2, 0, 16, 0);
+                    stale.bytes(16, (byte) 2);
+                } catch (IOException expected) {
+                    // the reset closed the stale connection: the peer may notice on write
+                }
+                fresh.frame(Wire.REQUEST, Opcode.WRITE.verbsOpcode(), 0, 1, region.address() + 4096, 4096,
+                        region.rkey());
+                fresh.frame(Wire.REQUEST_DATA, 0, 0, 1, 0, 4096, 0);
+                fresh.bytes(4096, (byte) 3);
+                ByteBuffer ack = fresh.awaitAck();
+                assertEquals(WcStatus.SUCCESS.code(), Wire.status(ack));
+            }
+            assertTrue(allBytes(target, 100, 3996, (byte) 0), "nothing of the stale frame landed after the reset");
+            assertTrue(allBytes(target, 4096, 4096, (byte) 3), "the new connection's write landed, and only it");
+        }
+    }
+
+    private static boolean allBytes(MemorySegment s, long offset, long length, byte value) {
+        for (long i = 0; i < length; i++) {
+            if (s.get(ValueLayout.JAVA_BYTE, offset + i) != value) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Test
+    void aFlushedReadNeverLandsAndCarriesTheResetCause() throws Exception {
+        TcpTransport a = transport();
+        Channel ca = later(a.openChannel(ChannelOptions.DEFAULT));
+        MemorySegment local = memory(4096);
+        MemoryRegion mine = later(a.register(local, EnumSet.of(Access.LOCAL_WRITE)));
+        EndpointInfo.Tcp ep = (EndpointInfo.Tcp) ca.localEndpoint();
+        byte[] code = new byte[1];
+        try (RawPeer peer = RawPeer.dial(ep, ep.key(), RawPeer.someone(), code)) {
+            assertEquals(Wire.REPLY_OK, code[0]);
+            ca.post(WorkRequest.read(7, ScatterGatherEntry.of(mine), 0x1000, 99));
+            // the peer reads the request and answers only after the reset
+            ByteBuffer request = ByteBuffer.allocate(Wire.HEADER_BYTES);
+            MemoryAgent.readFully(peer.socket, request);
+            assertEquals(Wire.REQUEST, Wire.type(request));
+
+            ca.reset();
+
+            Completion[] out = new Completion[1];
+            assertEquals(1, ca.poll(out), "the flushed READ is there to poll when reset returns");
+            assertEquals(7, out[0].wrId());
+            assertEquals(WcStatus.WR_FLUSH_ERR, out[0].status());
+            assertEquals(EndCause.RESET.vendorCode(), out[0].vendorError());
+            ByteBuffer sink = ByteBuffer.allocate(256);
+            while (peer.socket.read(sink.clear()) >= 0) {
+                // pings sent before the reset, then the end of the stream: the reset closed the connection
+            }
+            try {
+                peer.frame(Wire.RESPONSE_DATA, 0, 0, Wire.seq(request), 0, 4096, 0);
+                peer.bytes(4096, (byte) 4);
+                peer.frame(Wire.ACK, 0, 0, Wire.seq(request), 0, 0, 0);
+            } catch (IOException expected) {
+                // the connection is gone
+            }
+        }
+        assertTrue(allBytes(local, 0, 4096, (byte) 0), "the READ's memory was not touched after the reset");
+    }
+
+    @Test
+    void resetFromACompletionCallbackOnTheConnectionThreadIsRefused() throws Exception {
+        TcpTransport a = transport();
+        TcpTransport b = transport();
+        Channel ca = later(a.openChannel(ChannelOptions.DEFAULT));
+        Channel cb = later(b.openChannel(ChannelOptions.DEFAULT));
+        connectBoth(ca, cb);
+        MemoryRegion src = later(a.register(memory(64), EnumSet.of(Access.LOCAL_WRITE)));
+        MemoryRegion dst = later(b.register(memory(64), EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE)));
+        CompletableFuture<TransportException> refusal = new CompletableFuture<>();
+        // attached before anything can complete the receive: it runs on cb's reader thread
+        cb.submit(List.of(WorkRequest.recv(1)), Duration.ofSeconds(30)).whenComplete((r, t) -> {
+            try {
+                cb.reset();
+                refusal.complete(null);
+            } catch (TransportException e) {
+                refusal.complete(e);
+            }
+        });
+        ca.post(WorkRequest.writeWithImm(2, ScatterGatherEntry.of(src), dst.address(), dst.rkey(), 5));
+        assertEquals(WcStatus.SUCCESS, await(ca).status());
+
+        TransportException e = refusal.get(10, TimeUnit.SECONDS);
+        assertEquals(TransportError.WRONG_STATE, e == null ? null : e.error());
+        assertEquals(ChannelState.CONNECTED, cb.state(), "a refused reset changes nothing");
+        cb.reset(); // from a thread of the caller's own it works
+        assertEquals(ChannelState.INIT, cb.state());
+    }
+
     // ------------------------------------------------------------------ shutdown and telemetry
 
     @Test
@@ -508,6 +668,11 @@ class TcpTransportTest {
         CompletableFuture<BatchResult> pending = ca.submit(List.of(WorkRequest.recv(1, ScatterGatherEntry.of(r))),
                 Duration.ofSeconds(60));
         String prefix = a.threadPrefix();
+        // the connection's reader and writer may start just after both sides report CONNECTED
+        long started = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (threads(prefix) < 4 && System.nanoTime() < started) {
+            TimeUnit.MILLISECONDS.sleep(5);
+        }
         assertTrue(threads(prefix) >= 4, "agent, timer, reader, writer");
 
         a.close();

@@ -134,7 +134,7 @@ final class CompletionPoller implements Runnable {
                 it.remove();
             } else if (now - b.deadlineNanos >= 0) {
                 it.remove();
-                b.abandon(WcStatus.RESP_TIMEOUT_ERR, true, b.channel::failAfterTimeout);
+                b.abandon(WcStatus.RESP_TIMEOUT_ERR, true, () -> b.channel.failAfterTimeout(b.epoch));
                 n++;
             }
         }

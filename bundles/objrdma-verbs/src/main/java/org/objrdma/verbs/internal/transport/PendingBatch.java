@@ -18,6 +18,8 @@ final class PendingBatch {
     final VerbsChannel channel;
     final long deadlineNanos;
     final CompletableFuture<BatchResult> future = new CompletableFuture<>();
+    /** The channel's reset epoch when the batch was posted (set under the post lock, before the poller sees it). */
+    long epoch;
 
     private final long[] wrIds;
     private final Opcode[] opcodes;

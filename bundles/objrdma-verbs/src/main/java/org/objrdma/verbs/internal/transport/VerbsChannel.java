@@ -13,6 +13,9 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -58,7 +61,15 @@ import org.slf4j.LoggerFactory;
  * belongs to. RC completes each queue in order, so a send completion also retires the unsignaled requests
  * posted before it.
  *
- * <p>Locks: {@code postLock} serialises posting and state changes (post, submit, connect, close);
+ * <p>Reset: the same queue pair goes to ERR (the device flushes what it holds), its completions are drained,
+ * then RESET (which drops anything the device still had, CQEs included; those requests are flushed here) and
+ * INIT with the attributes of {@link VerbsTransport#openChannel}. The QPN and the initial PSN are kept, so
+ * {@link #localEndpoint()} does not change and a peer that cached it connects again with it. Reusing the PSN
+ * is safe because the peer must reconnect too (its RTR sets the expected PSN anew) and because an RC packet of
+ * the old connection cannot outlive the transport timeout; it is what the C core does (same QP, same PSN).
+ * Each reset starts a new {@code epoch}; a batch deadline from an earlier epoch does not touch the queue pair.
+ *
+ * <p>Locks: {@code postLock} serialises posting and state changes (post, submit, connect, reset, close);
  * {@code cqLock} serialises reading the completion queue ({@code poll}, the poller, close). Neither is held
  * while a batch future completes, so callbacks may use the channel.
  */
@@ -140,6 +151,8 @@ final class VerbsChannel implements Channel {
     private final AtomicInteger batchOutstanding = new AtomicInteger();
     private final Set<PendingBatch> openBatches = ConcurrentHashMap.newKeySet();
     private final AtomicBoolean qpClosed = new AtomicBoolean();
+    /** Counts resets; guarded by postLock. */
+    private long epoch;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /**
@@ -576,6 +589,7 @@ final class VerbsChannel implements Channel {
                 }
             }
             batchOutstanding.addAndGet(n);
+            batch.epoch = epoch;
             openBatches.add(batch);
             transport.poller().track(batch);
 
@@ -801,14 +815,14 @@ final class VerbsChannel implements Channel {
     }
 
     /**
-     * The poller abandoned a batch at its deadline: its requests may still be in flight, so the queue pair
-     * goes to ERR (the device flushes them; their memory is safe to reuse once they are) and the channel is
-     * in ERROR.
+     * The poller abandoned a batch of {@code batchEpoch} at its deadline: its requests may still be in flight,
+     * so the queue pair goes to ERR (the device flushes them; their memory is safe to reuse once they are) and
+     * the channel is in ERROR. A batch from before a reset changes nothing: the reset flushed it.
      */
-    void failAfterTimeout() {
+    void failAfterTimeout(long batchEpoch) {
         postLock.lock();
         try {
-            if (state != ChannelState.CLOSED && !qpClosed.get()) {
+            if (state != ChannelState.CLOSED && !qpClosed.get() && batchEpoch == epoch) {
                 int rc = modifier.toError(qp);
                 if (rc != 0) {
                     LOG.warn("channel {}: moving the queue pair to ERR after a batch timeout failed: {}",
@@ -818,6 +832,131 @@ final class VerbsChannel implements Channel {
             }
         } finally {
             postLock.unlock();
+        }
+    }
+
+    // ---- reset ------------------------------------------------------------------------------------------
+
+    /**
+     * ERR, drain, RESET, INIT on the same queue pair (see the class comment). Batches posted before the reset
+     * complete on the calling thread before it returns, as at close.
+     */
+    @Override
+    public void reset() throws TransportException {
+        // the read side of the transport's lifecycle lock: a transport close waits until the reset is done
+        transport.lifecycle().readLock().lock();
+        try {
+            List<PendingBatch> earlier = resetQueuePair();
+            for (PendingBatch b : earlier) {
+                transport.poller().untrack(b);
+                if (!b.abandon(WcStatus.WR_FLUSH_ERR, false, () -> { })) {
+                    awaitFinished(b);
+                }
+            }
+        } finally {
+            transport.lifecycle().readLock().unlock();
+        }
+    }
+
+    /** The state changes of a reset; returns the batches posted before it (empty in INIT, where nothing happens). */
+    private List<PendingBatch> resetQueuePair() throws TransportException {
+        long startedIn;
+        List<PendingBatch> outstanding;
+        postLock.lock();
+        try {
+            if (closed.get() || qpClosed.get()) {
+                throw new TransportException(TransportError.CLOSED, "channel " + id + " is closed");
+            }
+            if (state == ChannelState.INIT) {
+                return List.of(); // nothing to undo: receives posted before connecting stay posted
+            }
+            startedIn = epoch;
+            // batches open now: the drain below may finish some of them, and their futures then complete on the
+            // poller thread; reset must wait for those too, not only for the ones still open at the end
+            outstanding = new ArrayList<>(openBatches);
+            state = ChannelState.ERROR;
+            int rc = modifier.toError(qp);
+            if (rc != 0) {
+                throw new TransportException(TransportError.IO, "channel " + id
+                        + ": moving the queue pair to ERR for a reset failed: " + Errno.describe(rc));
+            }
+        } finally {
+            postLock.unlock();
+        }
+        // the device now completes everything it holds with WR_FLUSH_ERR: route that before RESET drops it
+        drainDevice(System.nanoTime() + FLUSH_WAIT_NANOS);
+        postLock.lock();
+        try {
+            if (qpClosed.get()) {
+                throw new TransportException(TransportError.CLOSED,
+                        "channel " + id + " was closed while resetting");
+            }
+            if (epoch != startedIn) {
+                return List.of(); // a concurrent reset re-armed the queue pair; it completes the batches
+            }
+            int rc = modifier.toReset(qp);
+            if (rc != 0) {
+                throw new TransportException(TransportError.IO, "channel " + id + ": moving the queue pair to RESET"
+                        + " failed: " + Errno.describe(rc) + "; the channel is in ERROR");
+            }
+            // RESET dropped what the device had not completed by the deadline, and its CQEs: flush it here
+            cqLock.lock();
+            try {
+                flushRemaining(sendRing);
+                flushRemaining(recvRing);
+            } finally {
+                cqLock.unlock();
+            }
+            rc = transport.toInit(qp);
+            if (rc != 0) {
+                modifier.toError(qp); // RESET accepts no sends; in ERR later work is flushed, as ERROR promises
+                throw new TransportException(TransportError.IO, "channel " + id
+                        + ": RESET→INIT refused: " + Errno.describe(rc) + "; the channel is in ERROR");
+            }
+            epoch++;
+            remote = null;
+            state = ChannelState.INIT;
+            // submit adds under postLock: these all precede the reset
+            java.util.Set<PendingBatch> all = new java.util.LinkedHashSet<>(outstanding);
+            all.addAll(openBatches);
+            return new ArrayList<>(all);
+        } finally {
+            postLock.unlock();
+        }
+    }
+
+    /** A batch the poller claimed at its deadline completes on the poller; wait for it (bounded). */
+    private void awaitFinished(PendingBatch b) {
+        try {
+            b.future.get(FLUSH_WAIT_NANOS, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            LOG.warn("channel {}: a batch of before the reset did not complete within {} ms", id,
+                    TimeUnit.NANOSECONDS.toMillis(FLUSH_WAIT_NANOS));
+        } catch (ExecutionException e) {
+            // completed: a batch future never fails once posted
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Routes the device's completions (to their batch or to {@link #ready}) until nothing is outstanding or
+     * {@code deadline} passes. With the queue pair in ERR every posted request completes, except unsignaled
+     * sends that had already succeeded; those are retired by the flush that follows.
+     */
+    private void drainDevice(long deadline) {
+        while (sendRing.outstanding() + recvRing.outstanding() > 0 && System.nanoTime() - deadline < 0) {
+            int got;
+            cqLock.lock();
+            try {
+                got = cqDestroyed ? 0 : dataPath.pollCq(cq, WC_BATCH, wcs);
+                route(got, null, 0);
+            } finally {
+                cqLock.unlock();
+            }
+            if (got <= 0) {
+                LockSupport.parkNanos(50_000);
+            }
         }
     }
 
@@ -860,20 +999,7 @@ final class VerbsChannel implements Channel {
         } finally {
             postLock.unlock();
         }
-        long deadline = System.nanoTime() + FLUSH_WAIT_NANOS;
-        while (sendRing.outstanding() + recvRing.outstanding() > 0 && System.nanoTime() - deadline < 0) {
-            int got;
-            cqLock.lock();
-            try {
-                got = cqDestroyed ? 0 : dataPath.pollCq(cq, WC_BATCH, wcs);
-                route(got, null, 0);
-            } finally {
-                cqLock.unlock();
-            }
-            if (got <= 0) {
-                LockSupport.parkNanos(50_000);
-            }
-        }
+        drainDevice(System.nanoTime() + FLUSH_WAIT_NANOS);
         cqLock.lock();
         try {
             flushRemaining(sendRing);

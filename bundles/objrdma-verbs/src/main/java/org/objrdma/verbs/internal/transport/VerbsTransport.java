@@ -260,7 +260,7 @@ public final class VerbsTransport implements Transport, AutoCloseable {
                 VerbsLibrary.CreatedQp created = library.createRcQp(pd,
                         new VerbsLibrary.QpRequest(cq, cq, send, recv, options.maxSge(), options.maxSge(), 0));
                 qp = created.qp();
-                int rc = modifier.toInit(qp, device.port(), QP_ACCESS);
+                int rc = toInit(qp);
                 if (rc != 0) {
                     throw new VerbsException("ibv_modify_qp", rc, "RESET→INIT");
                 }
@@ -286,6 +286,14 @@ public final class VerbsTransport implements Transport, AutoCloseable {
         } finally {
             lifecycle.readLock().unlock();
         }
+    }
+
+    /**
+     * RESET → INIT with the attributes every queue pair of this transport gets: the port, P_Key index 0 and
+     * {@link #QP_ACCESS}. Used when a channel is opened and again when it is reset. Returns 0 or an errno.
+     */
+    int toInit(MemorySegment qp) {
+        return modifier.toInit(qp, device.port(), QP_ACCESS);
     }
 
     /** A channel's owner closed it. */

@@ -42,6 +42,15 @@ class QpTransitionsTest {
     }
 
     @Test
+    void theWayBackFromErrToInitIsThroughReset() {
+        assertFalse(QpTransitions.isAllowed(QpState.ERR, QpState.INIT), "no ERR → INIT edge");
+        assertFalse(QpTransitions.isAllowed(QpState.RTS, QpState.INIT), "no RTS → INIT edge");
+        assertTrue(QpTransitions.isAllowed(QpState.ERR, QpState.RESET));
+        assertTrue(QpTransitions.isAllowed(QpState.RESET, QpState.INIT));
+        assertEquals(QpTransitions.RESET_TO_INIT, QpTransitions.requiredMask(QpState.RESET, QpState.INIT));
+    }
+
+    @Test
     void whoAcceptsWhat() {
         assertTrue(QpTransitions.acceptsSends(QpState.RTS));
         assertTrue(QpTransitions.acceptsSends(QpState.ERR));

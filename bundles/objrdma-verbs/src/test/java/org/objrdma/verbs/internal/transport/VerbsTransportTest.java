@@ -5,6 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -597,6 +598,65 @@ class VerbsTransportTest {
     }
 
     // ---- close --------------------------------------------------------------------------------------------
+
+    // ---- reset ------------------------------------------------------------------------------------------
+
+    @Test
+    void resetTakesTheSameQueuePairThroughResetToInitAndKeepsTheEndpoint() throws Exception {
+        connect();
+        VerbsChannel va = (VerbsChannel) a;
+        EndpointInfo.Verbs before = (EndpointInfo.Verbs) a.localEndpoint();
+        MemoryRegion src = region(4096, Access.LOCAL_WRITE);
+        MemoryRegion dst = region(4096, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+        fillPattern(src.segment(), 5);
+        a.post(WorkRequest.write(1, ScatterGatherEntry.of(src), dst.address(), dst.rkey() + 1));
+        assertEquals(WcStatus.REM_ACCESS_ERR, pollOne(a).status());
+        assertEquals(QpState.ERR, transport.library().queryQpState(va.queuePair()));
+
+        a.reset();
+
+        assertEquals(QpState.INIT, transport.library().queryQpState(va.queuePair()), "ERR → RESET → INIT");
+        assertEquals(before, a.localEndpoint(), "same QPN, same PSN");
+        assertEquals(before.qpn(), va.qpNum());
+        assertEquals(ChannelState.INIT, a.state());
+        assertNull(a.remoteEndpoint());
+        assertEquals(List.of(a, b), List.copyOf(transport.openChannels()), "no queue pair was added");
+        b.reset();
+        connect();
+        a.post(WorkRequest.write(2, ScatterGatherEntry.of(src), dst.asRemote()));
+        assertEquals(Completion.success(2, WcOpcode.RDMA_WRITE, 4096), pollOne(a));
+        assertEquals(-1, src.segment().mismatch(dst.segment()));
+    }
+
+    @Test
+    void resetTakesWorkTheDeviceHasNotRunOffItAndFlushesIt() throws Exception {
+        connect();
+        MemoryRegion src = region(64, Access.LOCAL_WRITE);
+        MemoryRegion dst = region(64, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
+        src.segment().fill((byte) 7);
+        SoftVerbs.setDeferred(true);
+        SoftVerbs.setDelayMicros(3_000_000); // longer than the reset waits for the device's own flushes
+        a.post(WorkRequest.write(1, ScatterGatherEntry.of(src), dst.asRemote()));
+        CompletableFuture<BatchResult> batch = a.submit(List.of(WorkRequest.write(2, ScatterGatherEntry.of(src),
+                dst.asRemote())), Duration.ofMinutes(1));
+        assertEquals(2, SoftVerbs.pending());
+
+        a.reset();
+
+        assertEquals(0, SoftVerbs.pending(), "RESET took the queued requests off the device: they never run");
+        assertTrue(batch.isDone(), "the batch future is complete when reset returns");
+        assertEquals(WcStatus.WR_FLUSH_ERR, batch.get().completions().getFirst().status());
+        Completion[] out = new Completion[2];
+        assertEquals(1, a.poll(out), "the flushed post is there to poll when reset returns");
+        assertEquals(Completion.failure(1, WcStatus.WR_FLUSH_ERR, WcOpcode.RDMA_WRITE), out[0]);
+        assertEquals(0, dst.segment().get(JAVA_BYTE, 0), "nothing of the flushed writes landed");
+        SoftVerbs.setDelayMicros(0);
+        b.reset();
+        connect();
+        a.post(WorkRequest.write(3, ScatterGatherEntry.of(src), dst.asRemote()));
+        assertEquals(Completion.success(3, WcOpcode.RDMA_WRITE, 64), pollOne(a));
+        assertEquals(-1, src.segment().mismatch(dst.segment()));
+    }
 
     @Test
     void closingAChannelFlushesWhatIsInFlight() throws Exception {
