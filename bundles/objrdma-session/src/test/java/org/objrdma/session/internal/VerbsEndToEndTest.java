@@ -1,0 +1,449 @@
+package org.objrdma.session.internal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.objrdma.api.PrincipalId;
+import org.objrdma.api.session.Op;
+import org.objrdma.api.session.PrepareRequest;
+import org.objrdma.api.session.PrepareResponse;
+import org.objrdma.api.session.RcStatus;
+import org.objrdma.api.session.ReadyOutcome;
+import org.objrdma.api.session.ReadyRequest;
+import org.objrdma.api.session.ReadyResponse;
+import org.objrdma.api.session.SessionBuffer;
+import org.objrdma.api.session.SessionId;
+import org.objrdma.api.session.SessionResult;
+import org.objrdma.api.session.SessionState;
+import org.objrdma.api.session.TerminalEvent;
+import org.objrdma.api.session.TerminalReason;
+import org.objrdma.api.telemetry.Counter;
+import org.objrdma.api.telemetry.Telemetry;
+import org.objrdma.api.transport.Access;
+import org.objrdma.api.transport.BatchResult;
+import org.objrdma.api.transport.Channel;
+import org.objrdma.api.transport.ChannelOptions;
+import org.objrdma.api.transport.ChannelState;
+import org.objrdma.api.transport.Completion;
+import org.objrdma.api.transport.EndpointInfo;
+import org.objrdma.api.transport.MemoryRegion;
+import org.objrdma.api.transport.RemoteRegion;
+import org.objrdma.api.transport.ScatterGatherEntry;
+import org.objrdma.api.transport.TransportException;
+import org.objrdma.api.transport.WcOpcode;
+import org.objrdma.api.transport.WcStatus;
+import org.objrdma.api.transport.WorkRequest;
+import org.objrdma.staging.internal.BufferPool;
+import org.objrdma.staging.internal.StagingSettings;
+import org.objrdma.verbs.internal.transport.VerbsTransport;
+
+/**
+ * GET and PUT end to end through the real verbs transport on the software verbs device and the real staging
+ * pool. The server side is a session core on one verbs transport (its own device context and protection
+ * domain); the client side is a second verbs transport in the same process, doing what an RDMA client of
+ * hipobj-rc-v2 does: register memory, open a queue pair, send its port address and PSN at PREPARE and its
+ * QPN at READY, connect its queue pair to the server endpoint PREPARE returned (RC needs both ends
+ * connected), post a receive (GET) or WRITE_WITH_IMM into the staging region (PUT).
+ *
+ * <p>{@link VerbsEndToEndDeferredTest} runs the same with the device completing work on its own thread.
+ */
+class VerbsEndToEndTest {
+    private static final PrincipalId ALICE = PrincipalId.fromCanonical("alice:secret");
+    private static final int COOKIE = 0x0bad_cafe;
+    private static final int SIZE = 1 << 20;
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    private SoftVerbsDevice device;
+    private ConcurrencyTest.CountingTelemetry serverCounts;
+    private ConcurrencyTest.CountingTelemetry clientCounts;
+    private VerbsTransport server;
+    private VerbsTransport clientTransport;
+    private BufferPool pool;
+    private SessionCore core;
+    private RecordingListener events;
+    private Arena arena;
+
+    /** Called once both transports are open; the deferred variant switches the device's mode here. */
+    void configureDevice() {
+    }
+
+    /** Called before the transports close; undoes {@link #configureDevice()}. */
+    void restoreDevice() {
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        device = SoftVerbsDevice.load();
+        serverCounts = new ConcurrencyTest.CountingTelemetry();
+        clientCounts = new ConcurrencyTest.CountingTelemetry();
+        server = device.openTransport(() -> serverCounts);
+        clientTransport = device.openTransport(() -> clientCounts);
+        pool = BufferPool.create(StagingSettings.defaults(), server, () -> Telemetry.NOOP);
+        core = new SessionCore(SessionSettings.builder().execTimeoutMs(5_000).build(), MonotonicClock.system(),
+                RandomSource.secure());
+        core.useTransport(server);
+        core.useStagingPool(pool);
+        events = new RecordingListener();
+        core.addTerminalListener(events);
+        core.startReaper();
+        arena = Arena.ofShared();
+        configureDevice();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        if (arena == null) {
+            // start() failed part way (e.g. no software device): release what it opened, report its error only
+            closeQuietly(pool, clientTransport, server, device);
+            return;
+        }
+        try {
+            ShutdownReport report = core.shutdown(Duration.ofSeconds(2));
+            assertTrue(report.clean(), report.toString());
+            events.bySession.forEach((id, list) -> assertEquals(1, list.size(), "terminal events of " + id + ": " + list));
+            assertEquals(0, pool.stats().borrowed(), "staging buffers still lent");
+            assertEquals(0, pool.shutdown(), "leases still out when the pool closed");
+            // everything the session core and the pool opened on the server transport was given back by its
+            // owner, and every client test closed its own: transport close has only the PD and context left
+            Harness.await("server regions deregistered", () -> balanced(serverCounts));
+            assertTrue(balanced(clientCounts), "client channels/regions left open: " + clientCounts.snapshot());
+        } finally {
+            restoreDevice();
+            clientTransport.close();
+            server.close();
+            device.close();
+            arena.close();
+        }
+        assertFalse(server.isAvailable());
+        assertFalse(clientTransport.isAvailable());
+    }
+
+    private static void closeQuietly(AutoCloseable... resources) {
+        for (AutoCloseable r : resources) {
+            if (r != null) {
+                try {
+                    r.close();
+                } catch (Exception ignored) {
+                    // the failure of start() is the one worth reporting
+                }
+            }
+        }
+    }
+
+    private static boolean balanced(Telemetry t) {
+        return t.value(Counter.TRANSPORT_CHANNELS_OPENED) == t.value(Counter.TRANSPORT_CHANNELS_CLOSED)
+                && t.value(Counter.TRANSPORT_REGIONS_REGISTERED) == t.value(Counter.TRANSPORT_REGIONS_DEREGISTERED);
+    }
+
+    /** The client: memory registered with its own verbs transport and one RC queue pair. */
+    private final class Client implements AutoCloseable {
+        final MemorySegment memory = arena.allocate(SIZE, 4096);
+        final MemoryRegion region;
+        final Channel channel;
+
+        Client() throws TransportException {
+            region = clientTransport.register(memory, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+            channel = openChannelWithUsablePsn();
+        }
+
+        /** PREPARE refuses PSN 0 and the transport draws 24 random bits: one in 2^24 queue pairs is not usable. */
+        private Channel openChannelWithUsablePsn() throws TransportException {
+            while (true) {
+                Channel c = clientTransport.openChannel(ChannelOptions.DEFAULT);
+                if (((EndpointInfo.Verbs) c.localEndpoint()).psn() != 0) {
+                    return c;
+                }
+                c.close();
+            }
+        }
+
+        EndpointInfo.Verbs local() {
+            return (EndpointInfo.Verbs) channel.localEndpoint();
+        }
+
+        /** What PREPARE carries: the port's address; the QPN comes with READY (and the PSN as clientPsn). */
+        EndpointInfo preparedEndpoint() {
+            EndpointInfo.Verbs mine = local();
+            return new EndpointInfo.Verbs(0, mine.psn(), mine.gid(), mine.lid(), mine.port(), mine.mtu());
+        }
+
+        PrepareRequest prepare(Op op, String target, RemoteRegion into) {
+            return new PrepareRequest(ALICE, op, target, 0, SIZE, local().psn(), COOKIE, preparedEndpoint(), into);
+        }
+
+        ReadyRequest ready(SessionId id) {
+            return new ReadyRequest(ALICE, id, COOKIE, local().qpn(), null);
+        }
+
+        /** GET: the receive the server's WRITE_WITH_IMM consumes (its scatter list is not used). */
+        CompletableFuture<BatchResult> postReceive(long wrId) {
+            return channel.submit(List.of(WorkRequest.recv(wrId)), WAIT);
+        }
+
+        @Override
+        public void close() {
+            channel.close();
+            region.close();
+        }
+    }
+
+    private static byte[] randomBytes(long seed) {
+        byte[] b = new byte[SIZE];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    private static Completion only(CompletableFuture<BatchResult> batch) throws Exception {
+        BatchResult r = batch.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertFalse(r.timedOut(), r.toString());
+        assertEquals(1, r.completions().size(), r.toString());
+        return r.completions().get(0);
+    }
+
+    /** GET up to READY: PREPARE with the client's region, the object staged and committed. */
+    private PrepareResponse stagedGet(Client client, String target, RemoteRegion into, byte[] object) {
+        PrepareResponse prep = core.prepare(client.prepare(Op.GET, target, into)).orElseThrow();
+        SessionId id = prep.sessionId();
+        assertEquals(SIZE, prep.stagingRegion().length());
+        assertEquals("verbs:softrc0", server.name());
+        assertTrue(prep.serverEndpoint() instanceof EndpointInfo.Verbs);
+        SessionBuffer lease = core.borrowStaging(id).orElseThrow();
+        MemorySegment.copy(MemorySegment.ofArray(object), 0, lease.buffer(), 0, SIZE);
+        assertEquals(RcStatus.OK, core.finishStaging(id, lease.handle(), true, SIZE, "\"e1\"", ""));
+        assertEquals(RcStatus.OK, core.finishPrepare(id, true));
+        return prep;
+    }
+
+    private void assertReceivedObject(Client client, CompletableFuture<BatchResult> arrival, long wrId, byte[] object)
+            throws Exception {
+        Completion c = only(arrival);
+        assertEquals(WcStatus.SUCCESS, c.status(), c.toString());
+        assertEquals(wrId, c.wrId());
+        assertEquals(WcOpcode.RECV_RDMA_WITH_IMM, c.opcode());
+        assertTrue(c.hasImmediate());
+        assertEquals(COOKIE, c.immediate());
+        assertEquals(SIZE, c.byteLength());
+        assertArrayEquals(object, client.memory.toArray(ValueLayout.JAVA_BYTE));
+    }
+
+    private void assertStagingAndChannelsReturned() throws InterruptedException {
+        Harness.await("staging returned", () -> pool.stats().borrowed() == 0);
+        assertEquals(0, core.liveSessions());
+        assertEquals(new LimitAccounting.Usage(0, 0, 0, 0), core.usage());
+        Harness.await("server channels closed", () -> serverCounts.value(Counter.TRANSPORT_CHANNELS_OPENED)
+                == serverCounts.value(Counter.TRANSPORT_CHANNELS_CLOSED));
+    }
+
+    // ---- GET ------------------------------------------------------------------------------------------------
+
+    @Test
+    void getWritesTheStagedObjectIntoClientMemoryWithTheCookie() throws Exception {
+        try (Client client = new Client()) {
+            byte[] object = randomBytes(1);
+            PrepareResponse prep = stagedGet(client, "/bucket/big", client.region.asRemote(), object);
+            SessionId id = prep.sessionId();
+
+            // as the C core's client does before READY: receive posted, queue pair connected to the server's
+            CompletableFuture<BatchResult> arrival = client.postReceive(5);
+            client.channel.connect(prep.serverEndpoint());
+            ReadyResponse r = core.readyTransfer(client.ready(id)).orElseThrow();
+            assertEquals(ReadyOutcome.OK, r.outcome());
+            assertEquals(SIZE, r.bytesTransferred());
+            assertEquals(COOKIE, r.cookieEcho());
+            assertEquals("\"e1\"", r.etag());
+            assertReceivedObject(client, arrival, 5, object);
+
+            assertEquals(RcStatus.OK, core.finishFinal(id));
+            TerminalEvent e = events.only(id);
+            assertEquals(TerminalReason.COMPLETED, e.reason());
+            assertEquals(Optional.of(ReadyOutcome.OK), e.lastOutcome());
+            assertEquals(SIZE, e.bytes());
+            assertStagingAndChannelsReturned();
+        }
+    }
+
+    @Test
+    void aBusyGetIsRetriedAgainstTheServerEndpointPrepareReturned() throws Exception {
+        try (Client client = new Client()) {
+            byte[] object = randomBytes(3);
+            PrepareResponse prep = stagedGet(client, "/bucket/retry", client.region.asRemote(), object);
+            SessionId id = prep.sessionId();
+            long channelId = core.detail(id).orElseThrow().channelId();
+
+            // connected but no receive posted: the server's WRITE_WITH_IMM finds the receive queue empty
+            client.channel.connect(prep.serverEndpoint());
+            ReadyResponse busy = core.readyTransfer(client.ready(id)).orElseThrow();
+            assertEquals(ReadyOutcome.BUSY, busy.outcome());
+            SessionDetail d = core.detail(id).orElseThrow();
+            assertEquals(SessionState.PREPARED, d.state());
+            assertTrue(d.published());
+            assertFalse(d.reapPending());
+            assertEquals(ReadyOutcome.BUSY, d.lastOutcome());
+            assertEquals(channelId, d.channelId(), "the session's channel was reset, not replaced");
+            assertEquals(1, serverCounts.value(Counter.TRANSPORT_CHANNELS_OPENED), "no second queue pair opened");
+            assertEquals(0, serverCounts.value(Counter.TRANSPORT_CHANNELS_CLOSED));
+            assertEquals(0, events.count(id));
+
+            // the server's queue pair went through RESET and starts again from its initial PSN, so the client
+            // re-arms its own too (a NIC would otherwise expect the next PSN of the old connection), then
+            // connects to the endpoint it already has: a replaced server queue pair would not name this client
+            // and the retried write would fail again
+            client.channel.reset();
+            assertEquals(ChannelState.INIT, client.channel.state());
+            CompletableFuture<BatchResult> arrival = client.postReceive(8);
+            client.channel.connect(prep.serverEndpoint());
+            ReadyResponse ok = core.readyTransfer(client.ready(id)).orElseThrow();
+            assertEquals(ReadyOutcome.OK, ok.outcome());
+            assertEquals(SIZE, ok.bytesTransferred());
+            assertReceivedObject(client, arrival, 8, object);
+
+            assertEquals(RcStatus.OK, core.finishFinal(id));
+            TerminalEvent e = events.only(id);
+            assertEquals(TerminalReason.COMPLETED, e.reason());
+            assertEquals(Optional.of(ReadyOutcome.OK), e.lastOutcome());
+            assertStagingAndChannelsReturned();
+        }
+    }
+
+    @Test
+    void aBadClientRkeyFailsTheGetAndReturnsStaging() throws Exception {
+        try (Client client = new Client()) {
+            // a key the client's device no longer knows: a region registered and deregistered again
+            MemoryRegion gone = clientTransport.register(arena.allocate(SIZE, 4096),
+                    EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+            int staleRkey = gone.asRemote().rkey();
+            gone.close();
+            RemoteRegion badKey = new RemoteRegion(client.memory.address(), SIZE, staleRkey);
+            PrepareResponse prep = stagedGet(client, "/bucket/denied", badKey, randomBytes(4));
+            SessionId id = prep.sessionId();
+
+            CompletableFuture<BatchResult> arrival = client.postReceive(9);
+            client.channel.connect(prep.serverEndpoint());
+            assertEquals(RcStatus.WIRE, core.readyTransfer(client.ready(id)).status());
+            TerminalEvent e = events.only(id);
+            assertEquals(TerminalReason.FAILED, e.reason());
+            assertEquals(Optional.of(ReadyOutcome.WIRE_FAIL), e.lastOutcome());
+            assertEquals(1, serverCounts.value(Counter.TRANSPORT_REMOTE_ACCESS_DENIED));
+            assertStagingAndChannelsReturned();
+
+            assertEquals(-1, client.memory.mismatch(arena.allocate(SIZE)), "a refused write placed no byte");
+            // the receive was never consumed: it ends with the client's queue pair (a NIC may flush it sooner)
+            client.channel.close();
+            assertNotEquals(WcStatus.SUCCESS, only(arrival).status());
+        }
+    }
+
+    // ---- PUT ------------------------------------------------------------------------------------------------
+
+    /**
+     * READY on another thread; once it has claimed the session the client connects and writes. The server
+     * posts its receive and then connects its queue pair, so an early write can find it not yet in RTR: the
+     * device answers RETRY_EXC_ERR (RNR_RETRY_EXC_ERR if a receive were missing), the client's queue pair is
+     * in ERR, and the client resets it, connects again and retries, as a real client does.
+     *
+     * @return READY's answer
+     */
+    private SessionResult<ReadyResponse> putWith(Client client, PrepareResponse prep) throws Exception {
+        SessionId id = prep.sessionId();
+        CompletableFuture<SessionResult<ReadyResponse>> ready = new CompletableFuture<>();
+        Thread.ofPlatform().name("ready-" + id.hex()).daemon().start(() -> {
+            try {
+                ready.complete(core.readyTransfer(client.ready(id)));
+            } catch (Throwable t) {
+                ready.completeExceptionally(t);
+            }
+        });
+        Harness.await("READY claimed the session", () -> core.detail(id)
+                .map(d -> d.state() != SessionState.PREPARED).orElse(true));
+        WorkRequest write = WorkRequest.writeWithImm(6, new ScatterGatherEntry(client.region, 0, SIZE),
+                prep.stagingRegion().address(), prep.stagingRegion().rkey(), COOKIE);
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (true) {
+            client.channel.connect(prep.serverEndpoint());
+            Completion c = only(client.channel.submit(List.of(write), WAIT));
+            if (c.isSuccess()) {
+                assertEquals(WcOpcode.RDMA_WRITE, c.opcode());
+                break;
+            }
+            assertTrue(c.status() == WcStatus.RETRY_EXC_ERR || c.status() == WcStatus.RNR_RETRY_EXC_ERR, c.toString());
+            assertFalse(ready.isDone(), "READY ended while the client still retried: " + ready.getNow(null));
+            assertTrue(System.nanoTime() < deadline, "the server queue pair never became ready: " + c);
+            client.channel.reset();
+            Thread.sleep(1); // a client backs off; here it also leaves the CPU to READY's thread
+        }
+        return ready.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    }
+
+    private PrepareResponse preparedPut(Client client, String target) {
+        PrepareResponse prep = core.prepare(client.prepare(Op.PUT, target, null)).orElseThrow();
+        assertEquals(SIZE, prep.stagingRegion().length());
+        assertEquals(RcStatus.OK, core.finishPrepare(prep.sessionId(), true));
+        return prep;
+    }
+
+    private void finishVerifiedPut(PrepareResponse prep, byte[] object) throws InterruptedException {
+        SessionBuffer view = core.getPutData(prep.sessionId()).orElseThrow();
+        assertArrayEquals(object, view.buffer().asSlice(0, SIZE).toArray(ValueLayout.JAVA_BYTE));
+        assertEquals(RcStatus.OK, core.finishPut(prep.sessionId(), view.handle(), true, "\"e2\"", ""));
+        TerminalEvent e = events.only(prep.sessionId());
+        assertEquals(TerminalReason.COMPLETED, e.reason());
+        assertEquals(Optional.of(ReadyOutcome.OK), e.lastOutcome());
+        assertEquals(SIZE, e.bytes());
+        assertStagingAndChannelsReturned();
+    }
+
+    @Test
+    void putReceivesTheClientsWriteWithImmIntoStaging() throws Exception {
+        try (Client client = new Client()) {
+            byte[] object = randomBytes(2);
+            MemorySegment.copy(MemorySegment.ofArray(object), 0, client.memory, 0, SIZE);
+            PrepareResponse prep = preparedPut(client, "/bucket/up");
+
+            ReadyResponse r = putWith(client, prep).orElseThrow();
+            assertEquals(ReadyOutcome.OK, r.outcome());
+            assertEquals(SIZE, r.bytesTransferred());
+            finishVerifiedPut(prep, object);
+        }
+    }
+
+    @Test
+    void aPutWriteBeforeReadyFailsAndTheClientRetriesAfterAReset() throws Exception {
+        try (Client client = new Client()) {
+            byte[] object = randomBytes(5);
+            MemorySegment.copy(MemorySegment.ofArray(object), 0, client.memory, 0, SIZE);
+            PrepareResponse prep = preparedPut(client, "/bucket/early");
+            SessionDetail before = core.detail(prep.sessionId()).orElseThrow();
+
+            // no READY yet: the server's queue pair is still in INIT, so the write finds no connected peer
+            client.channel.connect(prep.serverEndpoint());
+            Completion early = only(client.channel.submit(List.of(WorkRequest.writeWithImm(3,
+                    new ScatterGatherEntry(client.region, 0, SIZE), prep.stagingRegion().address(),
+                    prep.stagingRegion().rkey(), COOKIE)), WAIT));
+            assertEquals(WcStatus.RETRY_EXC_ERR, early.status(), early.toString());
+            assertEquals(ChannelState.ERROR, client.channel.state());
+            assertEquals(before, core.detail(prep.sessionId()).orElseThrow(), "the session saw nothing");
+
+            client.channel.reset();
+            assertEquals(ChannelState.INIT, client.channel.state());
+            ReadyResponse r = putWith(client, prep).orElseThrow();
+            assertEquals(ReadyOutcome.OK, r.outcome());
+            finishVerifiedPut(prep, object);
+        }
+    }
+}
