@@ -1,0 +1,274 @@
+package org.objrdma.client;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Objects;
+import org.objrdma.api.session.Op;
+import org.objrdma.api.transport.Channel;
+import org.objrdma.api.transport.ChannelOptions;
+import org.objrdma.api.transport.ChannelState;
+import org.objrdma.api.transport.EndpointInfo;
+import org.objrdma.api.transport.RemoteRegion;
+import org.objrdma.api.transport.Transport;
+import org.objrdma.api.transport.TransportError;
+import org.objrdma.api.transport.TransportException;
+import org.objrdma.api.transport.TransportLevel;
+import org.objrdma.client.wire.AgentKeys;
+import org.objrdma.client.wire.CuObjDescriptor;
+import org.objrdma.client.wire.Errno;
+
+/**
+ * The client side of the cuObject flow over the TCP transport: the memory agent channels a server connects
+ * to, and the descriptors that name them ({@code cuObjClient} with {@code cuMemObjGetRDMAToken}).
+ *
+ * <p><b>How it works.</b> The transport is the memory agent (its socket checks rkey, access and bounds of every
+ * remote access). The agent opens {@code lanes} channels with the shared agent key as their access key
+ * ({@code ChannelOptions.accessKey}) and never connects them: a channel in INIT accepts one authenticated
+ * inbound connection, which the server makes when it first serves a descriptor naming that channel, and keeps.
+ * One lane is one TCP connection per server; use more lanes to let one server run several transfers to this
+ * client in parallel streams. A lane whose connection ended (the server went away or dropped it, a transfer
+ * failed) is {@link Channel#reset() reset} by the next {@link #descriptor} call on it: back to INIT with the same
+ * channel id and key, so descriptors already handed out stay valid and the server can dial again. Until that
+ * call a server's dial to the lane is refused (its request fails with {@code -EIO}, which cuObject clients
+ * retry). Only a lane that cannot be reset (or was closed) gets a new channel, and with it a new id.
+ *
+ * <p><b>Limits.</b> A descriptor names at most 2^32 - 1 bytes (its rsize field) of registered memory; a
+ * channel id above 2^24 - 1 (the qp field) cannot be described, so {@link #descriptor} refuses it with
+ * {@code RESOURCE_EXHAUSTED} — a transport has handed out 16 million channels by then; restart it. DC over verbs
+ * is not supported: {@link #open} refuses a verbs transport.
+ *
+ * <p>Thread safety: every method may be called from any thread.
+ */
+public final class CuObjAgent implements AutoCloseable {
+    /** A server's limit per {@code handleGetObject} / {@code handlePutObject}: 1 GiB. */
+    public static final long DEFAULT_MAX_REQUEST_SIZE = 1L << 30;
+
+    private final Transport transport;
+    private final byte[] agentKey;
+    private final long maxRequestSize;
+    private final Channel[] lanes;
+    private boolean closed;
+
+    private CuObjAgent(Transport transport, byte[] agentKey, int lanes, long maxRequestSize) {
+        this.transport = transport;
+        this.agentKey = agentKey;
+        this.maxRequestSize = maxRequestSize;
+        this.lanes = new Channel[lanes];
+    }
+
+    /** An agent with one lane and requests of at most 1 GiB. */
+    public static CuObjAgent open(Transport transport, byte[] agentKey) throws TransportException {
+        return open(transport, agentKey, 1, DEFAULT_MAX_REQUEST_SIZE);
+    }
+
+    /**
+     * Opens the agent: {@code lanes} channels on {@code transport} with {@code agentKey} as their access key.
+     *
+     * @param maxRequestSize largest request handed to the {@link CuObjRequestHandler}, 1 .. 1 GiB; larger transfers
+     *                       are split, as {@code cuMemObjGetMaxRequestCallbackSize} says
+     * @throws TransportException INVALID_ARGUMENT for a transport that is not TCP (DC over verbs is not
+     *         supported), a key not 16..64 bytes, lanes not 1..1024, a bad request size; what
+     *         {@link Transport#openChannel} throws (nothing stays open then)
+     */
+    public static CuObjAgent open(Transport transport, byte[] agentKey, int lanes, long maxRequestSize)
+            throws TransportException {
+        Objects.requireNonNull(transport, "transport");
+        if (transport.level() != TransportLevel.TCP) {
+            throw new TransportException(TransportError.INVALID_ARGUMENT, "cuObject descriptors need a DC target; the "
+                    + transport.level() + " transport " + transport.name() + " has none (DC over verbs is not supported"
+                    + " yet): use the TCP transport");
+        }
+        if (agentKey == null || agentKey.length < AgentKeys.MIN_LENGTH || agentKey.length > AgentKeys.MAX_LENGTH) {
+            throw new TransportException(TransportError.INVALID_ARGUMENT, "the agent key must be 16..64 bytes");
+        }
+        if (lanes < 1 || lanes > 1024) {
+            throw new TransportException(TransportError.INVALID_ARGUMENT, "lanes must be 1..1024, was " + lanes);
+        }
+        if (maxRequestSize < 1 || maxRequestSize > DEFAULT_MAX_REQUEST_SIZE) {
+            throw new TransportException(TransportError.INVALID_ARGUMENT,
+                    "maxRequestSize must be 1 .. 1 GiB, was " + maxRequestSize);
+        }
+        CuObjAgent agent = new CuObjAgent(transport, agentKey.clone(), lanes, maxRequestSize);
+        try {
+            for (int i = 0; i < lanes; i++) {
+                agent.lanes[i] = agent.openLane();
+            }
+        } catch (TransportException | RuntimeException e) {
+            agent.close();
+            throw e;
+        }
+        return agent;
+    }
+
+    private Channel openLane() throws TransportException {
+        // the channel never posts anything: it only accepts the server's connection and lets it touch memory
+        ChannelOptions options = new ChannelOptions(1, 1, 1, Duration.ofSeconds(10), agentKey);
+        return transport.openChannel(options);
+    }
+
+    /** The transport the agent runs on. */
+    public Transport transport() {
+        return transport;
+    }
+
+    /** Number of lanes. */
+    public int lanes() {
+        return lanes.length;
+    }
+
+    /** Largest request handed to a handler. */
+    public long maxRequestSize() {
+        return maxRequestSize;
+    }
+
+    /**
+     * The channel of {@code lane} now: reset first if its connection ended (same id and key), replaced by a new
+     * channel if it cannot be reset or was closed.
+     *
+     * @throws TransportException CLOSED after {@link #close()}; what {@link Transport#openChannel} throws
+     */
+    public synchronized Channel channel(int lane) throws TransportException {
+        Objects.checkIndex(lane, lanes.length);
+        if (closed) {
+            throw new TransportException(TransportError.CLOSED, "the agent is closed");
+        }
+        Channel c = lanes[lane];
+        if (c.state() == ChannelState.ERROR) {
+            try {
+                c.reset(); // keeps the channel id: descriptors naming it stay valid
+            } catch (TransportException e) {
+                c.close(); // TIMEOUT or IO: the channel stays in ERROR; a fresh one gets a new id
+            }
+        }
+        if (c.state() == ChannelState.CLOSED || c.state() == ChannelState.ERROR) {
+            c.close();
+            c = openLane();
+            lanes[lane] = c;
+        }
+        return c;
+    }
+
+    /** {@link #descriptor(ClientMemory, long, long, Op, int)} on lane 0. */
+    public CuObjDescriptor descriptor(ClientMemory memory, long bufferOffset, long size, Op op)
+            throws TransportException {
+        return descriptor(memory, bufferOffset, size, op, 0);
+    }
+
+    /**
+     * The descriptor of {@code [bufferOffset, bufferOffset + size)} of {@code memory} for {@code op}
+     * ({@code cuMemObjGetRDMAToken}): a GET descriptor names the writable region, a PUT descriptor the readable
+     * one, and both the agent channel of {@code lane}.
+     *
+     * @throws IllegalArgumentException memory of another transport or closed, a range outside it, size 0 or
+     *         above 2^32 - 1, a lane out of range
+     * @throws TransportException CLOSED, RESOURCE_EXHAUSTED (a channel id beyond 24 bits), or what reopening a
+     *         failed lane throws
+     */
+    public CuObjDescriptor descriptor(ClientMemory memory, long bufferOffset, long size, Op op, int lane)
+            throws TransportException {
+        checkRange(memory, bufferOffset, size, op);
+        Objects.checkIndex(lane, lanes.length);
+        if (size > CuObjDescriptor.MAX_REGION_SIZE) {
+            throw new IllegalArgumentException("a descriptor describes at most 2^32 - 1 bytes, asked " + size);
+        }
+        Channel c = channel(lane);
+        EndpointInfo.Tcp me = (EndpointInfo.Tcp) c.localEndpoint();
+        if (me.channelId() > CuObjDescriptor.MAX_TARGET_NUMBER) {
+            throw new TransportException(TransportError.RESOURCE_EXHAUSTED, "channel id " + me.channelId()
+                    + " does not fit the descriptor's 24-bit qp field: restart the transport");
+        }
+        RemoteRegion r = memory.remote(op == Op.GET, bufferOffset, size);
+        InetSocketAddress agentAddress = me.address();
+        return CuObjDescriptor.forTcpAgent(agentAddress, me.channelId(), r.address(), r.length(), r.rkey());
+    }
+
+    private void checkRange(ClientMemory memory, long bufferOffset, long size, Op op) {
+        Objects.requireNonNull(memory, "memory");
+        Objects.requireNonNull(op, "op");
+        if (memory.transport() != transport) {
+            throw new IllegalArgumentException("the memory is registered with another transport");
+        }
+        if (!memory.isOpen()) {
+            throw new IllegalArgumentException("the memory is no longer registered");
+        }
+        if (size <= 0 || bufferOffset < 0 || bufferOffset > memory.size() || size > memory.size() - bufferOffset) {
+            throw new IllegalArgumentException("range [" + bufferOffset + ", +" + size + ") outside the "
+                    + memory.size() + " registered bytes or empty");
+        }
+    }
+
+    /**
+     * GETs {@code size} bytes of an object into {@code [bufferOffset, +size)} of {@code memory} ({@code cuObjGet}):
+     * hands one request per {@link #maxRequestSize()} chunk to {@code handler}, in order, object offsets from 0.
+     *
+     * @return bytes received (less than {@code size} if the server reported a short chunk, i.e. the object ended);
+     *         {@code -EINVAL} for bad arguments (nothing sent); a handler's negative return as is;
+     *         {@code -EIO} if the handler reports more bytes than asked, or the agent channel cannot be opened
+     */
+    public long get(ClientMemory memory, long bufferOffset, long size, CuObjRequestHandler handler) {
+        return run(Op.GET, memory, bufferOffset, size, handler, 0);
+    }
+
+    /**
+     * PUTs {@code [bufferOffset, +size)} of {@code memory} ({@code cuObjPut}), one request per chunk as
+     * {@link #get} does.
+     *
+     * @return {@code size}; {@code -EINVAL} for bad arguments; a handler's negative return; {@code -EIO} if a
+     *         handler reports any other count than its chunk's size, or the agent channel cannot be opened
+     */
+    public long put(ClientMemory memory, long bufferOffset, long size, CuObjRequestHandler handler) {
+        return run(Op.PUT, memory, bufferOffset, size, handler, 0);
+    }
+
+    /** {@link #get} or {@link #put} on a given lane. */
+    public long run(Op op, ClientMemory memory, long bufferOffset, long size, CuObjRequestHandler handler, int lane) {
+        CuObjDescriptor d;
+        try {
+            Objects.requireNonNull(handler, "handler");
+            d = descriptor(memory, bufferOffset, size, op, lane);
+        } catch (IllegalArgumentException | NullPointerException | IndexOutOfBoundsException e) {
+            return -Errno.EINVAL;
+        } catch (TransportException e) {
+            return -Errno.EIO;
+        }
+        long done = 0;
+        while (done < size) {
+            long chunk = Math.min(maxRequestSize, size - done);
+            long moved = handler.transfer(new CuObjRequest(op, d, d.remoteAddress() + done, chunk, done));
+            if (moved < 0) {
+                return moved;
+            }
+            if (moved > chunk || (op == Op.PUT && moved != chunk)) {
+                return -Errno.EIO;
+            }
+            done += moved;
+            if (moved < chunk) {
+                break; // a short GET: the object ended
+            }
+        }
+        return done;
+    }
+
+    /** Closes every lane (servers connected to them see the connection end); idempotent. */
+    @Override
+    public void close() {
+        Channel[] open;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            open = lanes.clone();
+        }
+        for (Channel c : open) {
+            if (c != null) {
+                c.close();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "CuObjAgent[" + transport.name() + ", " + lanes.length + " lane(s)]";
+    }
+}

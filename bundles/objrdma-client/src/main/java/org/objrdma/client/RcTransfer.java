@@ -1,0 +1,230 @@
+package org.objrdma.client;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import org.objrdma.api.PrincipalId;
+import org.objrdma.api.session.Op;
+import org.objrdma.api.session.PrepareRequest;
+import org.objrdma.api.session.PrepareResponse;
+import org.objrdma.api.session.ReadyRequest;
+import org.objrdma.api.session.SessionId;
+import org.objrdma.api.transport.BatchResult;
+import org.objrdma.api.transport.Channel;
+import org.objrdma.api.transport.Completion;
+import org.objrdma.api.transport.EndpointInfo;
+import org.objrdma.api.transport.RemoteRegion;
+import org.objrdma.api.transport.ScatterGatherEntry;
+import org.objrdma.api.transport.TransportException;
+import org.objrdma.api.transport.WcOpcode;
+import org.objrdma.api.transport.WcStatus;
+import org.objrdma.api.transport.WorkRequest;
+import org.objrdma.client.wire.RcToken;
+
+/**
+ * One hipobj-rc-v2 transfer on the client: its channel, cookie and PSN, and the data phase.
+ *
+ * <p>Steps (the HTTP requests are the caller's):
+ * <ol>
+ *   <li>PREPARE: send {@link #token()} (and, on TCP, {@link #channelKey()}: the token has no room for it) or
+ *       hand {@link #prepareRequest} to a {@code SessionManager};</li>
+ *   <li>{@link #start(PrepareResponse)} with the answer: connects to the server's endpoint (RC needs both sides
+ *       connected; on TCP a server that dialed first is accepted) and, for PUT, posts the WRITE_WITH_IMM of the
+ *       client bytes into the server's staging region with the cookie as immediate;</li>
+ *   <li>READY: send {@link #readyRequest} (concurrently with the data phase: the server's READY waits for it);</li>
+ *   <li>the future of step 2 completes: for GET once the server's WRITE_WITH_IMM arrived, checked to carry the
+ *       cookie and exactly {@link #size()} bytes; for PUT once the write was acknowledged.</li>
+ * </ol>
+ * {@link #close()} closes the channel (idempotent); do it after the outcome, or to abandon the transfer.
+ */
+public final class RcTransfer implements AutoCloseable {
+    private static final long RECV_WR_ID = 1;
+    private static final long WRITE_WR_ID = 2;
+
+    private final Op op;
+    private final ClientMemory memory;
+    private final long offset;
+    private final int size;
+    private final int cookie;
+    private final int psn;
+    private final Channel channel;
+    private final Duration timeout;
+    private final CompletableFuture<BatchResult> getArrival;
+
+    private RcTransfer(Op op, ClientMemory memory, long offset, int size, int cookie, int psn, Channel channel,
+                       Duration timeout, CompletableFuture<BatchResult> getArrival) {
+        this.op = op;
+        this.memory = memory;
+        this.offset = offset;
+        this.size = size;
+        this.cookie = cookie;
+        this.psn = psn;
+        this.channel = channel;
+        this.timeout = timeout;
+        this.getArrival = getArrival;
+    }
+
+    static RcTransfer start(Op op, ClientMemory memory, long offset, int size, int cookie, int drawnPsn,
+                            Channel channel, Duration timeout) throws TransportException {
+        try {
+            CompletableFuture<BatchResult> arrival = null;
+            if (op == Op.GET) {
+                // a zero-length receive takes the completion of the server's WRITE_WITH_IMM
+                arrival = channel.submit(List.of(WorkRequest.recv(RECV_WR_ID)), timeout);
+                if (arrival.isCompletedExceptionally()) {
+                    arrival.join(); // throws the refusal
+                }
+            }
+            int psn = channel.localEndpoint() instanceof EndpointInfo.Verbs v ? v.psn() : drawnPsn;
+            return new RcTransfer(op, memory, offset, size, cookie, psn, channel, timeout, arrival);
+        } catch (RuntimeException e) {
+            channel.close();
+            if (e.getCause() instanceof TransportException te) {
+                throw te;
+            }
+            throw e;
+        }
+    }
+
+    public Op op() {
+        return op;
+    }
+
+    /** The cookie: the immediate value of the data phase, never 0. */
+    public int cookie() {
+        return cookie;
+    }
+
+    /** The PSN for PREPARE: the queue pair's on verbs, a random 24-bit non-zero value on TCP. */
+    public int psn() {
+        return psn;
+    }
+
+    /** Bytes of the transfer. */
+    public int size() {
+        return size;
+    }
+
+    /** The client channel (queue pair). */
+    public Channel channel() {
+        return channel;
+    }
+
+    /** What the server connects to. */
+    public EndpointInfo clientEndpoint() {
+        return channel.localEndpoint();
+    }
+
+    /** The key the server must present to this channel (TCP), or null (verbs). */
+    public byte[] channelKey() {
+        return channel.localEndpoint() instanceof EndpointInfo.Tcp t ? t.key() : null;
+    }
+
+    /** GET: the client memory the server writes into; PUT: null. */
+    public RemoteRegion clientRegion() {
+        return op == Op.GET ? memory.remote(true, offset, size) : null;
+    }
+
+    /** The 88-hex client token: RC for verbs, TCP (0x80) for the TCP transport; a GET's names its region. */
+    public String token() {
+        RemoteRegion region = clientRegion();
+        return switch (channel.localEndpoint()) {
+            case EndpointInfo.Verbs v -> RcToken.forVerbs(v, region).format();
+            case EndpointInfo.Tcp t -> RcToken.forTcp(t, region).format();
+        };
+    }
+
+    /** The PREPARE of this transfer for {@code target} at {@code objectOffset}. */
+    public PrepareRequest prepareRequest(PrincipalId principal, String target, long objectOffset) {
+        return new PrepareRequest(principal, op, target, objectOffset, size, psn, cookie, clientEndpoint(),
+                clientRegion());
+    }
+
+    /** The READY of this transfer: names the client channel (queue pair number on verbs, channel id on TCP). */
+    public ReadyRequest readyRequest(PrincipalId principal, SessionId sessionId) {
+        long qpn = switch (channel.localEndpoint()) {
+            case EndpointInfo.Verbs v -> v.qpn();
+            case EndpointInfo.Tcp t -> t.channelId();
+        };
+        return new ReadyRequest(principal, sessionId, cookie, qpn, null);
+    }
+
+    /**
+     * Runs the client's data phase against the PREPARE answer; never completes exceptionally.
+     * Connect failures, refused posts and completion errors become a failed {@link RcOutcome}.
+     */
+    public CompletableFuture<RcOutcome> start(PrepareResponse prepared) {
+        Objects.requireNonNull(prepared, "prepared");
+        try {
+            if (channel.remoteEndpoint() == null) {
+                channel.connect(prepared.serverEndpoint());
+            }
+        } catch (TransportException e) {
+            return CompletableFuture.completedFuture(RcOutcome.failure(WcStatus.RETRY_EXC_ERR,
+                    "connect to the server failed: " + e.getMessage()));
+        }
+        if (op == Op.GET) {
+            return getArrival.handle((batch, error) -> error != null
+                    ? RcOutcome.failure(WcStatus.GENERAL_ERR, "the receive could not be posted: " + error.getMessage())
+                    : checkGet(batch));
+        }
+        RemoteRegion staging = prepared.stagingRegion();
+        if (staging.length() < size) {
+            return CompletableFuture.completedFuture(RcOutcome.failure(WcStatus.GENERAL_ERR,
+                    "the server's staging region holds " + staging.length() + " bytes, the transfer " + size));
+        }
+        WorkRequest write = WorkRequest.writeWithImm(WRITE_WR_ID,
+                new ScatterGatherEntry(memory.writableRegion(), offset, size), staging.address(), staging.rkey(), cookie);
+        return channel.submit(List.of(write), timeout).handle((batch, error) -> {
+            if (error != null) {
+                return RcOutcome.failure(WcStatus.GENERAL_ERR, "the write could not be posted: " + error.getMessage());
+            }
+            Completion c = only(batch);
+            if (c == null) {
+                return timedOutOrOdd(batch);
+            }
+            return c.isSuccess() ? RcOutcome.success(size)
+                    : RcOutcome.failure(c.status(), "the write failed: " + c.status().description());
+        });
+    }
+
+    private RcOutcome checkGet(BatchResult batch) {
+        Completion c = only(batch);
+        if (c == null) {
+            return timedOutOrOdd(batch);
+        }
+        if (!c.isSuccess()) {
+            return RcOutcome.failure(c.status(), "the receive failed: " + c.status().description());
+        }
+        if (c.opcode() != WcOpcode.RECV_RDMA_WITH_IMM || !c.hasImmediate()) {
+            return RcOutcome.failure(WcStatus.GENERAL_ERR, "the receive was completed by " + c.opcode()
+                    + ", not by the server's WRITE_WITH_IMM");
+        }
+        if (c.immediate() != cookie) {
+            return RcOutcome.failure(WcStatus.GENERAL_ERR,
+                    String.format("immediate 0x%08x is not the cookie 0x%08x", c.immediate(), cookie));
+        }
+        if (c.byteLength() != size) {
+            return RcOutcome.failure(WcStatus.GENERAL_ERR, "the server wrote " + c.byteLength() + " bytes, asked " + size);
+        }
+        return RcOutcome.success(size);
+    }
+
+    private static Completion only(BatchResult batch) {
+        return batch != null && !batch.timedOut() && batch.completions().size() == 1 ? batch.completions().get(0) : null;
+    }
+
+    private RcOutcome timedOutOrOdd(BatchResult batch) {
+        if (batch != null && batch.timedOut()) {
+            return RcOutcome.failure(WcStatus.RESP_TIMEOUT_ERR, "nothing completed within " + timeout);
+        }
+        return RcOutcome.failure(WcStatus.GENERAL_ERR, "unexpected completions: " + batch);
+    }
+
+    /** Closes the channel; a pending receive or write completes flushed. Idempotent. */
+    @Override
+    public void close() {
+        channel.close();
+    }
+}
