@@ -1,0 +1,28 @@
+package org.objrdma.cuobj.internal;
+
+import org.objrdma.api.transport.Transport;
+import org.objrdma.client.wire.CuObjDescriptor;
+
+/**
+ * A client memory agent channel as a descriptor names it, on one transport: the key of a cached connection.
+ * Holds the raw descriptor fields so that a lookup allocates no address objects.
+ */
+public record AgentTarget(Transport transport, long gidHigh, long gidLow, int port, int channelId) {
+
+    /** The target of a descriptor that {@link CuObjDescriptor#isTcpAddressable()}. */
+    public static AgentTarget of(Transport transport, CuObjDescriptor d) {
+        return new AgentTarget(transport, d.gid().subnetPrefix(), d.gid().interfaceId(), d.lid(), d.targetNumber());
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        // transports compare by identity: a replaced transport is another target even at the same address
+        return o instanceof AgentTarget t && transport == t.transport && gidHigh == t.gidHigh && gidLow == t.gidLow
+                && port == t.port && channelId == t.channelId;
+    }
+
+    @Override
+    public int hashCode() {
+        return System.identityHashCode(transport) * 31 + Long.hashCode(gidHigh * 31 + gidLow) * 17 + port * 7 + channelId;
+    }
+}

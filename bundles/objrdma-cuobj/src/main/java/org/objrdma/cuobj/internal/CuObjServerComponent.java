@@ -1,0 +1,126 @@
+package org.objrdma.cuobj.internal;
+
+import java.util.Hashtable;
+import org.objrdma.api.telemetry.Telemetry;
+import org.objrdma.api.transport.Transport;
+import org.objrdma.cuobj.CuObjRDMATunable;
+import org.objrdma.cuobj.CuObjServer;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceRegistration;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
+import org.osgi.service.metatype.annotations.Designate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes one {@link CuObjServer} as a service of that class, PID {@code org.objrdma.cuobj}. The component
+ * needs a configuration (the agent key has no default) and a {@link Transport} (mandatory, dynamic, greedy:
+ * the best-ranked one, or the one {@code transport.target} picks). A replaced transport is swapped in without a
+ * restart: the server reads the bound one on every call, re-registers its buffers with it at their next
+ * transfer, and drops its connections on the old one. A configuration change re-activates the component: the
+ * old server is unregistered and closed, a new one registered.
+ *
+ * <p>While active it also sets {@link CuObjServer#setDefaultTransport} and {@link CuObjServer#setDefaultAgentKey},
+ * so that code written against the C-style constructors ({@code new CuObjServer(ip, port, proto)}) works inside
+ * the container.
+ *
+ * <p>The service object is the class {@link CuObjServer}; it is registered by the component itself (DS can
+ * only register what the component class implements), with the properties {@code ip}, {@code port},
+ * {@code num.dcis} and {@code objrdma.cuobj.transport} (the transport's name at activation).
+ */
+@Component(name = CuObjServerComponent.PID, service = {}, immediate = true,
+        configurationPolicy = ConfigurationPolicy.REQUIRE)
+@Designate(ocd = CuObjServerConfig.class)
+public final class CuObjServerComponent {
+    /** Component name and configuration PID. */
+    public static final String PID = "org.objrdma.cuobj";
+
+    private static final Logger LOG = LoggerFactory.getLogger(CuObjServerComponent.class);
+
+    private volatile Transport transport;
+    private volatile Telemetry telemetry;
+    private CuObjServer server;
+    private ServiceRegistration<CuObjServer> registration;
+
+    @Activate
+    void activate(BundleContext context, CuObjServerConfig config) {
+        ServerSettings settings = ServerSettings.from(config); // throws naming the bad property
+        CuObjRDMATunable tunable = settings.tunable();
+        CuObjServer created = CuObjServer.builder()
+                .transport(() -> transport)
+                .telemetry(() -> telemetry)
+                .address(settings.ip(), settings.port())
+                .proto(settings.proto())
+                .tunable(tunable)
+                .telemetryFlags(settings.telemetryFlags(), settings.telemetryOpFlags())
+                .build();
+        if (!created.isConnected()) {
+            created.close();
+            throw new IllegalStateException("the cuObject server did not start on transport "
+                    + (transport == null ? "none" : transport.name()) + " (see the log for the reason)");
+        }
+        server = created;
+        CuObjServer.setDefaultTransport(() -> transport);
+        CuObjServer.setDefaultAgentKey(tunable.getAgentKey() != null ? tunable.getAgentKey()
+                : org.objrdma.client.wire.AgentKeys.fromDcKey(tunable.getDcKey()));
+        Hashtable<String, Object> props = new Hashtable<>();
+        props.put("ip", settings.ip());
+        props.put("port", settings.port());
+        props.put("num.dcis", tunable.getNumDcis());
+        props.put("objrdma.cuobj.transport", transport == null ? "" : transport.name());
+        registration = context.registerService(CuObjServer.class, created, props);
+        LOG.info("cuObject server {}:{} active: {} channels, transport {}, {}", settings.ip(), settings.port(),
+                tunable.getNumDcis(), transport == null ? "none" : transport.name(), tunable);
+    }
+
+    @Deactivate
+    void deactivate() {
+        if (registration != null) {
+            try {
+                registration.unregister();
+            } catch (IllegalStateException alreadyGone) {
+                // the framework unregistered it with the bundle
+            }
+            registration = null;
+        }
+        CuObjServer.setDefaultTransport(null);
+        CuObjServer.setDefaultAgentKey(null);
+        if (server != null) {
+            server.close();
+            server = null;
+        }
+        LOG.info("cuObject server stopped");
+    }
+
+    @Reference(name = "transport", service = Transport.class, cardinality = ReferenceCardinality.MANDATORY,
+            policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
+    void bindTransport(Transport t) {
+        transport = t;
+    }
+
+    void unbindTransport(Transport t) {
+        // a greedy replacement is bound before the old one is unbound: keep it
+        if (transport == t) {
+            transport = null;
+        }
+    }
+
+    @Reference(name = "telemetry", service = Telemetry.class, cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
+    void bindTelemetry(Telemetry t) {
+        telemetry = t;
+    }
+
+    void unbindTelemetry(Telemetry t) {
+        if (telemetry == t) {
+            telemetry = null;
+        }
+    }
+}

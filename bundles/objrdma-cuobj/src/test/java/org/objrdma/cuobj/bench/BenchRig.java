@@ -1,0 +1,102 @@
+package org.objrdma.cuobj.bench;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import org.objrdma.api.session.Op;
+import org.objrdma.api.telemetry.Telemetry;
+import org.objrdma.api.transport.Access;
+import org.objrdma.api.transport.BatchResult;
+import org.objrdma.api.transport.Channel;
+import org.objrdma.api.transport.ChannelOptions;
+import org.objrdma.api.transport.MemoryRegion;
+import org.objrdma.api.transport.TransportException;
+import org.objrdma.api.transport.WorkRequest;
+import org.objrdma.client.ClientMemory;
+import org.objrdma.client.CuObjAgent;
+import org.objrdma.client.wire.AgentKeys;
+import org.objrdma.cuobj.CuObj;
+import org.objrdma.cuobj.CuObjRDMATunable;
+import org.objrdma.cuobj.CuObjServer;
+import org.objrdma.transport.tcp.internal.TcpSettings;
+import org.objrdma.transport.tcp.internal.TcpTransport;
+
+/**
+ * What the benchmarks share: a server TCP transport with a {@link CuObjServer}, a client TCP transport (the
+ * client's memory agent) with registered memory and a {@link CuObjAgent} of {@code lanes} lanes, and for the
+ * reference a raw transport channel per lane connected to a client channel of its own, over the same memory.
+ */
+final class BenchRig implements AutoCloseable {
+    final TcpTransport serverTransport;
+    final TcpTransport clientTransport;
+    final Arena arena = Arena.ofShared();
+    final ClientMemory clientMemory;
+    final CuObjAgent agent;
+    final CuObjServer server;
+    final MemorySegment serverMemory;
+    final MemoryRegion serverRegion;
+    final Channel[] rawServerChannels;
+    final Channel[] rawClientChannels;
+
+    BenchRig(long bytes, int lanes) throws Exception {
+        TcpSettings settings = TcpSettings.loopbackDefaults();
+        serverTransport = TcpTransport.start(settings, () -> Telemetry.NOOP);
+        clientTransport = TcpTransport.start(settings, () -> Telemetry.NOOP);
+        byte[] key = AgentKeys.generate();
+        MemorySegment clientSegment = arena.allocate(bytes, 4096);
+        clientSegment.fill((byte) 0x3C);
+        clientMemory = ClientMemory.register(clientTransport, clientSegment);
+        agent = CuObjAgent.open(clientTransport, key, lanes, CuObjAgent.DEFAULT_MAX_REQUEST_SIZE);
+        CuObjRDMATunable t = new CuObjRDMATunable();
+        t.setAgentKey(key);
+        server = new CuObjServer(serverTransport, "127.0.0.1", 0, CuObj.CUOBJ_PROTO_RDMA_DC_V1, t);
+        if (!server.isConnected()) {
+            throw new IllegalStateException("server did not start");
+        }
+        serverMemory = arena.allocate(bytes, 4096);
+        serverMemory.fill((byte) 0x5A);
+        serverRegion = serverTransport.register(serverMemory, EnumSet.of(Access.LOCAL_WRITE));
+        rawServerChannels = new Channel[lanes];
+        rawClientChannels = new Channel[lanes];
+        for (int i = 0; i < lanes; i++) {
+            rawClientChannels[i] = clientTransport.openChannel(ChannelOptions.DEFAULT);
+            rawServerChannels[i] = serverTransport.openChannel(new ChannelOptions(640, 1, 10, Duration.ofSeconds(10)));
+            rawServerChannels[i].connect(rawClientChannels[i].localEndpoint()); // the one-sided shape, as the facade
+        }
+    }
+
+    String descriptor(Op op, long offset, long size, int lane) throws TransportException {
+        return agent.descriptor(clientMemory, offset, size, op, lane).format();
+    }
+
+    long clientAddress(long offset) {
+        return clientMemory.segment().address() + offset;
+    }
+
+    static void check(BatchResult r) {
+        if (!r.isSuccess()) {
+            throw new IllegalStateException("raw transfer failed: " + r);
+        }
+    }
+
+    static List<WorkRequest> one(WorkRequest wr) {
+        return List.of(wr);
+    }
+
+    @Override
+    public void close() {
+        for (int i = 0; i < rawServerChannels.length; i++) {
+            rawServerChannels[i].close();
+            rawClientChannels[i].close();
+        }
+        server.close();
+        agent.close();
+        clientMemory.close();
+        serverRegion.close();
+        serverTransport.close();
+        clientTransport.close();
+        arena.close();
+    }
+}
