@@ -293,6 +293,27 @@ public abstract class ObjRdmaTestSupport {
         }
     }
 
+    /**
+     * Waits until every objrdma bundle is ACTIVE and returns the ones that are not when the wait ends (empty
+     * on success). Exam starts tests once its own bundles run, while Karaf may still be starting (or, after a
+     * feature change, refreshing) boot features, so a bundle can be RESOLVED for a moment.
+     */
+    protected List<String> objrdmaBundlesNotActive() throws InterruptedException {
+        long deadline = System.nanoTime() + SERVICE_TIMEOUT.toNanos();
+        while (true) {
+            List<String> notActive = new ArrayList<>();
+            for (Bundle b : objrdmaBundles()) {
+                if (b.getState() != Bundle.ACTIVE) {
+                    notActive.add(b.getSymbolicName() + " state=" + b.getState());
+                }
+            }
+            if (notActive.isEmpty() || System.nanoTime() > deadline) {
+                return notActive;
+            }
+            TimeUnit.MILLISECONDS.sleep(100);
+        }
+    }
+
     /** Every installed bundle whose symbolic name starts with {@code objrdma-}. */
     protected List<Bundle> objrdmaBundles() {
         List<Bundle> result = new ArrayList<>();

@@ -161,13 +161,8 @@ public class VerbsDeviceIT extends ObjRdmaTestSupport {
         }
     }
 
-    private void assertEverythingElseActive() {
-        List<String> notActive = new ArrayList<>();
-        for (Bundle b : objrdmaBundles()) {
-            if (b.getState() != Bundle.ACTIVE) {
-                notActive.add(b.getSymbolicName() + " state=" + b.getState());
-            }
-        }
+    private void assertEverythingElseActive() throws InterruptedException {
+        List<String> notActive = objrdmaBundlesNotActive();
         assertTrue("not active: " + notActive, notActive.isEmpty());
         assertTrue("objrdma-verbs must be installed",
                 objrdmaBundles().stream().anyMatch(b -> b.getSymbolicName().equals("objrdma-verbs")));

@@ -1,0 +1,213 @@
+package org.objrdma.itests;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Hashtable;
+import java.util.Optional;
+import java.util.Random;
+import javax.inject.Inject;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.objrdma.api.session.Op;
+import org.objrdma.api.telemetry.Counter;
+import org.objrdma.api.telemetry.TelemetryView;
+import org.objrdma.api.transport.Transport;
+import org.objrdma.client.ClientMemory;
+import org.objrdma.client.CuObjAgent;
+import org.objrdma.client.wire.AgentKeys;
+import org.objrdma.client.wire.CuObjDescriptor;
+import org.objrdma.client.wire.Errno;
+import org.objrdma.cuobj.CuObj;
+import org.objrdma.cuobj.CuObjAsyncEvent;
+import org.objrdma.cuobj.CuObjServer;
+import org.objrdma.cuobj.RdmaBuffer;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.osgi.framework.ServiceReference;
+import org.osgi.service.cm.ConfigurationAdmin;
+import org.osgi.service.component.runtime.ServiceComponentRuntime;
+import org.osgi.service.component.runtime.dto.ComponentConfigurationDTO;
+import org.osgi.service.component.runtime.dto.ComponentDescriptionDTO;
+
+/**
+ * The cuObject facade inside Karaf: the component waits for its configuration, then publishes
+ * {@link CuObjServer} with the PID's values; GET, PUT and an asynchronous GET against a client in the container
+ * (objrdma-client on the installed TCP transport, which is then both the server's transport and the client's
+ * memory agent; the separate-JVM end-to-end tests are objrdma-cuobj's own); counters reach telemetry; the
+ * C-style constructor works in the container; a bad configuration fails activation naming the property.
+ */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+public class CuObjIT extends ObjRdmaTestSupport {
+
+    private static final String PID = "org.objrdma.cuobj";
+    private static final String TCP = "(" + Transport.PROPERTY_NAME + "=tcp)";
+    private static final byte[] KEY = new byte[32];
+    private static final int SIZE = 1 << 20;
+
+    static {
+        new Random(42).nextBytes(KEY);
+    }
+
+    @Inject
+    ServiceComponentRuntime scr;
+
+    @Configuration
+    public Option[] config() {
+        return baseOptions();
+    }
+
+    private void configure(Hashtable<String, Object> props) throws Exception {
+        ServiceReference<ConfigurationAdmin> ref = bundleContext.getServiceReference(ConfigurationAdmin.class);
+        ConfigurationAdmin ca = bundleContext.getService(ref);
+        try {
+            org.osgi.service.cm.Configuration c = ca.getConfiguration(PID, "?");
+            if (props == null) {
+                c.delete();
+            } else {
+                c.update(props);
+            }
+        } finally {
+            bundleContext.ungetService(ref);
+        }
+    }
+
+    private static Hashtable<String, Object> goodConfig() {
+        Hashtable<String, Object> p = new Hashtable<>();
+        p.put("agent.key", AgentKeys.toHex(KEY));
+        p.put("ip", "127.0.0.1");
+        p.put("port", 18515);
+        p.put("num.dcis", 32);
+        p.put("telemetry.flags", 7);
+        return p;
+    }
+
+    private Optional<String> failure() {
+        for (ComponentDescriptionDTO d : scr.getComponentDescriptionDTOs()) {
+            if (PID.equals(d.name)) {
+                for (ComponentConfigurationDTO c : scr.getComponentConfigurationDTOs(d)) {
+                    if (c.state == ComponentConfigurationDTO.FAILED_ACTIVATION && c.failure != null) {
+                        return Optional.of(c.failure);
+                    }
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
+    private ServiceReference<CuObjServer> serverReference() {
+        return bundleContext.getServiceReference(CuObjServer.class);
+    }
+
+    @Test
+    public void servesGetPutAndAsyncWithThePidsConfiguration() throws Exception {
+        assertTrue("installed, waiting for its configuration",
+                scr.getComponentDescriptionDTOs().stream().anyMatch(d -> PID.equals(d.name)));
+        configure(goodConfig());
+        try {
+            CuObjServer server = waitForService(CuObjServer.class, null);
+            ServiceReference<CuObjServer> ref = serverReference();
+            assertEquals(18515, ref.getProperty("port"));
+            assertEquals(32, ref.getProperty("num.dcis"));
+            assertEquals("tcp", ref.getProperty("objrdma.cuobj.transport"));
+            assertTrue(server.isConnected());
+            assertEquals(CuObj.CUOBJ_PROTO_RDMA_DC_V1, server.proto());
+            Transport tcp = waitForService(Transport.class, TCP);
+            TelemetryView counters = waitForService(TelemetryView.class, null);
+            long getsBefore = counters.value(Counter.CUOBJ_GETS);
+            long putsBefore = counters.value(Counter.CUOBJ_PUTS);
+            long errorsBefore = counters.value(Counter.CUOBJ_ERRORS);
+
+            try (Arena arena = Arena.ofShared();
+                 ClientMemory memory = ClientMemory.register(tcp, arena.allocate(2L * SIZE, 4096));
+                 CuObjAgent agent = CuObjAgent.open(tcp, KEY)) {
+                int ch = server.allocateChannelId();
+                assertEquals(0, ch);
+                MemorySegment host = server.allocHostBuffer(SIZE);
+                RdmaBuffer buf = server.registerBuffer(host, SIZE);
+                assertNotNull(buf);
+                byte[] object = new byte[SIZE];
+                new Random(1).nextBytes(object);
+                MemorySegment.copy(MemorySegment.ofArray(object), 0, host, 0, SIZE);
+
+                CuObjDescriptor get = agent.descriptor(memory, 0, SIZE, Op.GET);
+                assertEquals(SIZE, server.handleGetObject("it-get", buf, get.remoteAddress(), SIZE, get.format(), ch));
+                assertEquals(-1, memory.segment().asSlice(0, SIZE).mismatch(host));
+
+                byte[] upload = new byte[SIZE];
+                new Random(2).nextBytes(upload);
+                MemorySegment.copy(MemorySegment.ofArray(upload), 0, memory.segment(), SIZE, SIZE);
+                CuObjDescriptor put = agent.descriptor(memory, SIZE, SIZE, Op.PUT);
+                int[] status = {-1};
+                assertEquals(SIZE, server.handlePutObject("it-put", buf, put.remoteAddress(), SIZE, put.format(), ch,
+                        0, status));
+                assertEquals(0, status[0]);
+                assertEquals(-1, host.mismatch(memory.segment().asSlice(SIZE, SIZE)));
+
+                assertEquals(0, server.handleGetObject("it-async", buf, get.remoteAddress(), 4096, get.format(), ch,
+                        0, null, "handle"));
+                CuObjAsyncEvent[] events = new CuObjAsyncEvent[16];
+                long deadline = System.nanoTime() + SERVICE_TIMEOUT.toNanos();
+                int n;
+                while ((n = server.poll(events, 16, ch)) == 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(1);
+                }
+                assertEquals(1, n);
+                assertEquals("handle", events[0].asyncHandle);
+                assertEquals(0, events[0].status);
+
+                assertEquals(-Errno.EIO, server.handleGetObject("it-bad", buf, get.remoteAddress(), SIZE, "not a descriptor", ch));
+                server.deRegisterBuffer(buf);
+                server.freeHostBuffer(host);
+                server.freeChannelId(ch);
+            }
+            assertEquals(getsBefore + 2, counters.value(Counter.CUOBJ_GETS));
+            assertEquals(putsBefore + 1, counters.value(Counter.CUOBJ_PUTS));
+            assertEquals(errorsBefore + 1, counters.value(Counter.CUOBJ_ERRORS));
+
+            // code written against the C constructors finds the component's transport and agent key
+            try (CuObjServer classic = new CuObjServer("127.0.0.1", 18516, CuObj.CUOBJ_PROTO_RDMA_DC_V1)) {
+                assertTrue(classic.isConnected());
+                assertEquals(0, classic.allocateChannelId());
+            }
+        } finally {
+            configure(null);
+        }
+        await("the service goes with its configuration", SERVICE_TIMEOUT, () -> serverReference() == null);
+        // DS unregisters the service before it deactivates the component, which clears the defaults
+        await("no component, no default transport or key", SERVICE_TIMEOUT, () -> {
+            try (CuObjServer orphan = new CuObjServer("127.0.0.1", 18516, CuObj.CUOBJ_PROTO_RDMA_DC_V1)) {
+                return !orphan.isConnected();
+            }
+        });
+    }
+
+    @Test
+    public void aBadConfigurationFailsActivationNamingTheProperty() throws Exception {
+        try {
+            Hashtable<String, Object> bad = goodConfig();
+            bad.put("num.dcis", 0);
+            configure(bad);
+            await("the cuobj component fails activation", SERVICE_TIMEOUT,
+                    () -> failure().map(f -> f.contains("num.dcis")).orElse(false));
+            Hashtable<String, Object> keyless = goodConfig();
+            keyless.remove("agent.key");
+            configure(keyless);
+            await("a configuration without agent key fails activation", SERVICE_TIMEOUT,
+                    () -> failure().map(f -> f.contains("agent.key is required")).orElse(false));
+            assertEquals(null, serverReference());
+            configure(goodConfig());
+            assertTrue(waitForService(CuObjServer.class, null).isConnected());
+        } finally {
+            configure(null);
+        }
+    }
+}
