@@ -167,6 +167,57 @@ public record TcpSettings(InetAddress bindAddress, int port, InetAddress adverti
         }
     }
 
+    /**
+     * Validated settings from configuration-style properties (names as in the metatype, values typed or as
+     * strings), for code that runs outside OSGi.
+     *
+     * @throws IllegalArgumentException naming the first unknown or invalid property
+     */
+    public static TcpSettings fromProperties(Map<String, ?> properties) {
+        Map<String, Object> typed = new java.util.HashMap<>();
+        for (Map.Entry<String, ?> e : properties.entrySet()) {
+            String name = e.getKey();
+            if (name.equals("service.ranking")) {
+                continue; // only meaningful for the OSGi service
+            }
+            java.lang.reflect.Method element;
+            try {
+                element = TcpTransportConfig.class.getMethod(name.replace('.', '_'));
+            } catch (NoSuchMethodException unknown) {
+                throw new IllegalArgumentException("unknown TCP transport property " + name);
+            }
+            typed.put(name, convert(name, e.getValue(), element.getReturnType()));
+        }
+        return from(configWith(typed), null);
+    }
+
+    private static Object convert(String name, Object value, Class<?> type) {
+        if (value == null) {
+            throw new IllegalArgumentException(name + " must not be null");
+        }
+        if (!(value instanceof String text)) {
+            return value;
+        }
+        try {
+            if (type == int.class) {
+                return Integer.parseInt(text.trim());
+            }
+            if (type == long.class) {
+                return Long.parseLong(text.trim());
+            }
+            if (type == boolean.class) {
+                String t = text.trim();
+                if (!t.equalsIgnoreCase("true") && !t.equalsIgnoreCase("false")) {
+                    throw new IllegalArgumentException(name + " must be true or false, was " + text);
+                }
+                return Boolean.parseBoolean(t);
+            }
+            return text;
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(name + " must be a number, was " + text, e);
+        }
+    }
+
     /** The annotation's own defaults as an instance, for code that runs outside OSGi. */
     static TcpTransportConfig defaultConfig() {
         return configWith(Map.of());

@@ -26,6 +26,7 @@ import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.ChannelOptions;
 import org.objrdma.api.transport.MemoryRegion;
 import org.objrdma.api.transport.Transport;
+import org.objrdma.transport.tcp.StandaloneTcpTransport;
 import org.objrdma.api.transport.TransportError;
 import org.objrdma.api.transport.TransportException;
 import org.objrdma.api.transport.TransportLevel;
@@ -47,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * every region still registered (waiting for leases); stop the timer. Each wait is bounded by
  * {@code shutdown.timeout.ms}.
  */
-public final class TcpTransport implements Transport, AutoCloseable {
+public final class TcpTransport implements StandaloneTcpTransport {
 
     static final Logger LOG = LoggerFactory.getLogger(TcpTransport.class);
 
