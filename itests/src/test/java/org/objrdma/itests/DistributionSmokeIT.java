@@ -6,7 +6,6 @@ import static org.junit.Assert.fail;
 
 import java.io.File;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,7 +14,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
@@ -52,9 +50,9 @@ public class DistributionSmokeIT {
         try (var dirs = Files.list(target)) {
             home = dirs.filter(Files::isDirectory).findFirst().orElseThrow();
         }
-        registryPort = freePort();
-        serverPort = freePort();
-        sshPort = freePort();
+        registryPort = ObjRdmaTestSupport.freePort();
+        serverPort = ObjRdmaTestSupport.freePort();
+        sshPort = ObjRdmaTestSupport.freePort();
         Path mgmt = home.resolve("etc/org.apache.karaf.management.cfg");
         Files.writeString(mgmt, "\nrmiRegistryPort = " + registryPort + "\nrmiServerPort = " + serverPort + "\n",
                 StandardOpenOption.APPEND);
@@ -164,46 +162,37 @@ public class DistributionSmokeIT {
         }
     }
 
-    /** Runs {@code command} with {@code stdin}; returns what it printed whatever its exit status. */
-    private static String runUnchecked(Path dir, Duration timeout, String stdin, String... command) throws Exception {
+    /** What a finished command printed (stdout and stderr) and its exit status. */
+    private record Ran(int exitValue, String output) {
+    }
+
+    /** Runs {@code command} in {@code dir} with {@code stdin}, the test JVM's JDK as JAVA_HOME. */
+    private static Ran exec(Path dir, Duration timeout, String stdin, String... command) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(List.of(command)).directory(dir.toFile()).redirectErrorStream(true);
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
         Process p = pb.start();
         try (var in = p.getOutputStream()) {
             in.write(stdin.getBytes(StandardCharsets.UTF_8));
         }
-        byte[] out = p.getInputStream().readAllBytes();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!p.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
             p.destroyForcibly();
             fail("timed out: " + String.join(" ", command));
         }
+        return new Ran(p.exitValue(), out);
+    }
+
+    /** What {@code command} printed, as plain text, whatever its exit status. */
+    private static String runUnchecked(Path dir, Duration timeout, String stdin, String... command) throws Exception {
         // grep highlights its matches with ANSI colour codes; compare plain text
-        return new String(out, StandardCharsets.UTF_8).replaceAll("\u001B\\[[0-9;]*m", "");
+        return exec(dir, timeout, stdin, command).output().replaceAll("\u001B\\[[0-9;]*m", "");
     }
 
+    /** Runs {@code command} without input and fails the test unless it exits 0. */
     private static String run(Path dir, Duration timeout, String... command) throws Exception {
-        Process p = new ProcessBuilder(List.of(command)).directory(dir.toFile()).redirectErrorStream(true)
-                .redirectInput(ProcessBuilder.Redirect.PIPE).start();
-        p.getOutputStream().close();
-        byte[] out = p.getInputStream().readAllBytes();
-        if (!p.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            fail("timed out: " + String.join(" ", command));
-        }
-        assertEquals(String.join(" ", command) + ": " + new String(out, StandardCharsets.UTF_8), 0, p.exitValue());
-        return new String(out, StandardCharsets.UTF_8);
-    }
-
-    private static int freePort() throws IOException {
-        for (int attempt = 0; attempt < 200; attempt++) {
-            int port = 10_000 + ThreadLocalRandom.current().nextInt(20_000);
-            try (ServerSocket s = new ServerSocket(port)) {
-                return port;
-            } catch (IOException busy) {
-                // try another
-            }
-        }
-        throw new IOException("no free port");
+        Ran ran = exec(dir, timeout, "", command);
+        assertEquals(String.join(" ", command) + ": " + ran.output(), 0, ran.exitValue());
+        return ran.output();
     }
 
     private static void deleteTree(Path p) throws IOException {
