@@ -13,9 +13,9 @@ import org.objrdma.api.transport.Transport;
 import org.objrdma.api.transport.TransportError;
 import org.objrdma.api.transport.TransportException;
 import org.objrdma.api.transport.TransportLevel;
-import org.objrdma.client.wire.AgentKeys;
-import org.objrdma.client.wire.CuObjDescriptor;
-import org.objrdma.client.wire.Errno;
+import org.objrdma.wire.AgentKeys;
+import org.objrdma.wire.CuObjDescriptor;
+import org.objrdma.wire.Errno;
 
 /**
  * The client side of the cuObject flow over the TCP transport: the memory agent channels a server connects

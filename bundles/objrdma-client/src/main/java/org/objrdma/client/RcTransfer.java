@@ -20,7 +20,7 @@ import org.objrdma.api.transport.TransportException;
 import org.objrdma.api.transport.WcOpcode;
 import org.objrdma.api.transport.WcStatus;
 import org.objrdma.api.transport.WorkRequest;
-import org.objrdma.client.wire.RcToken;
+import org.objrdma.wire.RcToken;
 
 /**
  * One hipobj-rc-v2 transfer on the client: its channel, cookie and PSN, and the data phase.

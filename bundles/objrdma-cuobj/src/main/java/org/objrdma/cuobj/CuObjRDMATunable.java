@@ -2,7 +2,7 @@ package org.objrdma.cuobj;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.objrdma.client.wire.AgentKeys;
+import org.objrdma.wire.AgentKeys;
 
 /**
  * {@code cuObjRDMATunable}: the server's tunables with NVIDIA's setter and getter names. As in C the setters

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.api.transport.Transport;
-import org.objrdma.client.wire.AgentKeys;
+import org.objrdma.wire.AgentKeys;
 import org.objrdma.transport.tcp.internal.TcpSettings;
 import org.objrdma.transport.tcp.internal.TcpTransport;
 

@@ -29,8 +29,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.api.transport.WcStatus;
-import org.objrdma.client.wire.AgentKeys;
-import org.objrdma.client.wire.CuObjDescriptor;
+import org.objrdma.wire.AgentKeys;
+import org.objrdma.wire.CuObjDescriptor;
 import org.objrdma.transport.tcp.internal.TcpSettings;
 import org.objrdma.transport.tcp.internal.TcpTransport;
 
@@ -272,7 +272,7 @@ class CuObjUsagePatternsTest {
                 RdmaBuffer h = scoped.registerBuffer(buf, 4096);
                 String desc = client.descriptor("GET", 7 * MIB, 4096, 0);
                 assertEquals(4096, scoped.handleGetObject("telemetry-get", h, remoteAddr(desc), 4096, desc, ch));
-                assertEquals(-org.objrdma.client.wire.Errno.EIO,
+                assertEquals(-org.objrdma.wire.Errno.EIO,
                         scoped.handleGetObject("telemetry-bad", h, remoteAddr(desc), 4096, desc, ch + 1));
             }
         } finally {
@@ -324,7 +324,7 @@ class CuObjUsagePatternsTest {
             RdmaBuffer h = server.registerBuffer(buf, size);
             Patterns.fill(buf, 0, size, 901);
             String get = big.descriptor("GET", 0, size, 0);
-            assertEquals(-org.objrdma.client.wire.Errno.EIO,
+            assertEquals(-org.objrdma.wire.Errno.EIO,
                     server.handleGetObject("too-big", h, remoteAddr(get), size, get, ch), "one call is at most 1 GiB");
             assertEquals(size, server.transferLarge(CUOBJ_GET, "large-get", h, remoteAddr(get), size, get, ch, 0, null));
             assertEquals(Patterns.crc(buf, 0, size), big.crc(0, size));

@@ -69,7 +69,7 @@ public final class CuObjServerComponent {
         server = created;
         CuObjServer.setDefaultTransport(() -> transport);
         CuObjServer.setDefaultAgentKey(tunable.getAgentKey() != null ? tunable.getAgentKey()
-                : org.objrdma.client.wire.AgentKeys.fromDcKey(tunable.getDcKey()));
+                : org.objrdma.wire.AgentKeys.fromDcKey(tunable.getDcKey()));
         Hashtable<String, Object> props = new Hashtable<>();
         props.put("ip", settings.ip());
         props.put("port", settings.port());

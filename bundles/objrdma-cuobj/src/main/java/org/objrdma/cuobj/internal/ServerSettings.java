@@ -2,8 +2,8 @@ package org.objrdma.cuobj.internal;
 
 import java.util.List;
 import java.util.Locale;
-import org.objrdma.client.wire.AgentKeys;
-import org.objrdma.client.wire.TokenResult;
+import org.objrdma.wire.AgentKeys;
+import org.objrdma.wire.TokenResult;
 import org.objrdma.cuobj.CuObjDelayMode;
 import org.objrdma.cuobj.CuObjRDMATunable;
 

@@ -16,7 +16,7 @@ import org.objrdma.api.transport.TransportException;
 import org.objrdma.api.transport.WorkRequest;
 import org.objrdma.client.ClientMemory;
 import org.objrdma.client.CuObjAgent;
-import org.objrdma.client.wire.AgentKeys;
+import org.objrdma.wire.AgentKeys;
 import org.objrdma.cuobj.CuObj;
 import org.objrdma.cuobj.CuObjRDMATunable;
 import org.objrdma.cuobj.CuObjServer;

@@ -3,7 +3,7 @@ package org.objrdma.cuobj.bench;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import org.objrdma.api.telemetry.Telemetry;
-import org.objrdma.client.wire.AgentKeys;
+import org.objrdma.wire.AgentKeys;
 import org.objrdma.cuobj.CuObj;
 import org.objrdma.cuobj.CuObjRDMATunable;
 import org.objrdma.cuobj.CuObjServer;

@@ -11,7 +11,7 @@ import java.lang.reflect.Proxy;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.objrdma.client.wire.AgentKeys;
+import org.objrdma.wire.AgentKeys;
 import org.objrdma.cuobj.CuObjDelayMode;
 import org.objrdma.cuobj.CuObjRDMATunable;
 

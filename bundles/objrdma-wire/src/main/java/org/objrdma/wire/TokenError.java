@@ -1,4 +1,4 @@
-package org.objrdma.client.wire;
+package org.objrdma.wire;
 
 /** Why a token, descriptor, header value or key was refused. Parsers return these; they never throw. */
 public enum TokenError {

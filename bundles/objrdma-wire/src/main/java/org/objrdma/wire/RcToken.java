@@ -1,4 +1,4 @@
-package org.objrdma.client.wire;
+package org.objrdma.wire;
 
 import java.net.InetSocketAddress;
 import java.util.Objects;
