@@ -172,7 +172,9 @@ public final class CuObjAgent implements AutoCloseable {
             throw new IllegalArgumentException("a descriptor describes at most 2^32 - 1 bytes, asked " + size);
         }
         Channel c = channel(lane);
-        EndpointInfo.Tcp me = (EndpointInfo.Tcp) c.localEndpoint();
+        EndpointInfo.Tcp me = c.localEndpoint().as(EndpointInfo.Tcp.class).orElseThrow(() -> new TransportException(
+                TransportError.INVALID_ARGUMENT, "a cuObject descriptor names a TCP memory agent, the channel is "
+                + c.localEndpoint().kind()));
         if (me.channelId() > CuObjDescriptor.MAX_TARGET_NUMBER) {
             throw new TransportException(TransportError.RESOURCE_EXHAUSTED, "channel id " + me.channelId()
                     + " does not fit the descriptor's 24-bit qp field: restart the transport");

@@ -27,6 +27,23 @@ public record CuObjTokenHeader(CuObjDescriptor descriptor, Optional<Span> span) 
      * @param size    bytes
      */
     public record Span(long address, long size) {
+        public Span {
+            Ranges.require(refusal(address, size));
+        }
+
+        /** {@link TokenError#BAD_SIZE} for a size with the top bit set (all ones included), an all-ones address, a wrap. */
+        static <T> TokenResult<T> refusal(long address, long size) {
+            return Ranges.range("the span", address, size);
+        }
+
+        /** The span of two checked hex fields, or its refusal. */
+        static <T> TokenResult<T> parsed(CharSequence s, int from, int colon, int end,
+                                         java.util.function.Function<Span, T> into) {
+            long address = Hex.value(s, from, colon);
+            long size = Hex.value(s, colon + 1, end);
+            TokenResult<T> refused = refusal(address, size);
+            return refused != null ? refused : TokenResult.ok(into.apply(new Span(address, size)));
+        }
     }
 
     public CuObjTokenHeader {
@@ -38,7 +55,8 @@ public record CuObjTokenHeader(CuObjDescriptor descriptor, Optional<Span> span) 
      * Parses a header value. Checks, in order: not empty; the descriptor as {@link CuObjDescriptor#parse} does
      * (a value shorter than 81 characters, after an optional final {@code ;}, is {@link TokenError#WRONG_LENGTH});
      * what follows the descriptor must be nothing or {@code :} ({@link TokenError#TRAILING_CHARACTERS});
-     * the suffix must be exactly two fields of 1..16 hex digits ({@link TokenError#BAD_SUFFIX}).
+     * the suffix must be exactly two fields of 1..16 hex digits ({@link TokenError#BAD_SUFFIX}) naming a span that
+     * does not wrap, with neither field all ones nor a size above 2^63 - 1 ({@link TokenError#BAD_SIZE}).
      */
     public static TokenResult<CuObjTokenHeader> parse(String value) {
         if (value == null || value.isEmpty()) {
@@ -71,8 +89,8 @@ public record CuObjTokenHeader(CuObjDescriptor descriptor, Optional<Span> span) 
         if (!suffixField(value, from, colon) || !suffixField(value, colon + 1, end)) {
             return TokenResult.error(TokenError.BAD_SUFFIX, "addr and size must each be 1 to 16 hex digits");
         }
-        return TokenResult.ok(new CuObjTokenHeader(d.value(),
-                Optional.of(new Span(Hex.value(value, from, colon), Hex.value(value, colon + 1, end)))));
+        CuObjDescriptor descriptor = d.value();
+        return Span.parsed(value, from, colon, end, span -> new CuObjTokenHeader(descriptor, Optional.of(span)));
     }
 
     private static boolean suffixField(String s, int from, int to) {

@@ -21,7 +21,8 @@ public record RcTokenHeader(RcToken token, Optional<CuObjTokenHeader.Span> span)
     /**
      * Parses a header value. Checks, in order: not empty; at least 88 characters ({@link TokenError#WRONG_LENGTH});
      * the token as {@link RcToken#parse}; nothing or {@code :} after it ({@link TokenError#TRAILING_CHARACTERS});
-     * a suffix of exactly two fields of 1..16 hex digits ({@link TokenError#BAD_SUFFIX}).
+     * a suffix of exactly two fields of 1..16 hex digits ({@link TokenError#BAD_SUFFIX}) naming a span the way
+     * {@link CuObjTokenHeader#parse} requires ({@link TokenError#BAD_SIZE}).
      */
     public static TokenResult<RcTokenHeader> parse(String value) {
         if (value == null || value.isEmpty()) {
@@ -48,8 +49,8 @@ public record RcTokenHeader(RcToken token, Optional<CuObjTokenHeader.Span> span)
                 || !Hex.isHex(value, from, colon) || !Hex.isHex(value, colon + 1, end)) {
             return TokenResult.error(TokenError.BAD_SUFFIX, "the suffix must be ':addr:size', each 1 to 16 hex digits");
         }
-        return TokenResult.ok(new RcTokenHeader(t.value(), Optional.of(
-                new CuObjTokenHeader.Span(Hex.value(value, from, colon), Hex.value(value, colon + 1, end)))));
+        RcToken token = t.value();
+        return CuObjTokenHeader.Span.parsed(value, from, colon, end, span -> new RcTokenHeader(token, Optional.of(span)));
     }
 
     /** The header value: the token, then {@code :addr:size} with 16 digits each if a span is present. */

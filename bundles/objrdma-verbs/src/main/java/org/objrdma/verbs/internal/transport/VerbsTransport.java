@@ -124,6 +124,14 @@ public final class VerbsTransport implements Transport, AutoCloseable {
         return TransportLevel.VERBS_RC;
     }
 
+    /** RC sessions only: no DC targets, and no memory agent for the cuObject flow. */
+    public static final Set<String> FLOWS = Set.of(Transport.FLOW_RC_SESSION);
+
+    @Override
+    public Set<String> flows() {
+        return FLOWS;
+    }
+
     @Override
     public boolean isAvailable() {
         return !closed;
