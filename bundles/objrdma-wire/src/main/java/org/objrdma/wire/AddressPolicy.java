@@ -205,7 +205,7 @@ public final class AddressPolicy {
         }
 
         private static InetAddress literal(String ip) {
-            if (ip.isEmpty() || ip.indexOf('%') >= 0) {
+            if (ip.isEmpty() || ip.indexOf('%') >= 0 || ip.indexOf('[') >= 0) {
                 return null;
             }
             try {
