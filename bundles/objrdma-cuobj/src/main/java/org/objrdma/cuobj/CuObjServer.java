@@ -41,6 +41,7 @@ import org.objrdma.cuobj.internal.AgentConnections;
 import org.objrdma.cuobj.internal.AgentTarget;
 import org.objrdma.cuobj.internal.FacadeChannels;
 import org.objrdma.cuobj.internal.TelemetryLog;
+import org.objrdma.cuobj.internal.TcpTunables;
 
 /**
  * {@code cuObjServer} in Java: the server side of cuObject's S3-over-RDMA, with NVIDIA's method names,
@@ -324,7 +325,7 @@ public class CuObjServer extends RDMAConnection implements AutoCloseable {
             }
             byte[] key = agentKeyOf(p);
             Duration timeout = Duration.ofMillis(p.getTransferTimeoutMs());
-            Duration connectTimeout = timeout.compareTo(Duration.ofSeconds(10)) < 0 ? timeout : Duration.ofSeconds(10);
+            Duration connectTimeout = TcpTunables.dialTimeout(p); // timeout and retry_cnt, applied to the dial
             ChannelOptions options = new ChannelOptions((int) p.getCqDepth(), 1, p.getMaxSge(), connectTimeout);
             session = new Session(key, new FacadeChannels(p.getNumDcis()),
                     new AgentConnections(p.getConnectionCacheSize(), options), timeout, p.getMaxSge(),
@@ -332,6 +333,10 @@ public class CuObjServer extends RDMAConnection implements AutoCloseable {
             if (log.enabled(CuObj.CUOBJ_LOG_PATH_INFO)) {
                 log.line("INFO", "session started on " + ip + ":" + port + " proto " + proto + " " + p);
             }
+            Transport t = transport.get();
+            LOG.info("cuObjServer {}:{}: agent dial timeout {} (timeout {}, retry_cnt {}); tunables with no effect on"
+                    + " transport {}: {}", ip, port, connectTimeout, p.getTimeout(), p.getRetryCount(),
+                    t == null ? "none" : t.name(), String.join(", ", TcpTunables.ignored(p)));
             return 0;
         }
     }

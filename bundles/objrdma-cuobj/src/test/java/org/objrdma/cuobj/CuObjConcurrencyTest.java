@@ -45,6 +45,7 @@ class CuObjConcurrencyTest {
         arena = Arena.ofShared();
         CuObjRDMATunable t = new CuObjRDMATunable();
         t.setAgentKey(key);
+        t.setAllowAddresses(Patterns.LOOPBACK); // the client agents listen on loopback
         server = new CuObjServer(serverTransport, "127.0.0.1", 0, CUOBJ_PROTO_RDMA_DC_V1, t);
     }
 
@@ -175,6 +176,7 @@ class CuObjConcurrencyTest {
             AtomicReference<Transport> bound = new AtomicReference<>(serverTransport);
             CuObjRDMATunable t = new CuObjRDMATunable();
             t.setAgentKey(key);
+            t.setAllowAddresses(Patterns.LOOPBACK); // the client agents listen on loopback
             try (CuObjServer swapping = CuObjServer.builder().transport(bound::get).tunable(t).build()) {
                 int ch = swapping.allocateChannelId();
                 MemorySegment mem = arena.allocate(CHUNK, 4096);

@@ -51,6 +51,7 @@ final class BenchRig implements AutoCloseable {
         agent = CuObjAgent.open(clientTransport, key, lanes, CuObjAgent.DEFAULT_MAX_REQUEST_SIZE);
         CuObjRDMATunable t = new CuObjRDMATunable();
         t.setAgentKey(key);
+        t.setAllowAddresses("127.0.0.0/8,::1"); // the client agents listen on loopback
         server = new CuObjServer(serverTransport, "127.0.0.1", 0, CuObj.CUOBJ_PROTO_RDMA_DC_V1, t);
         if (!server.isConnected()) {
             throw new IllegalStateException("server did not start");

@@ -26,6 +26,7 @@ public final class ChannelMemoryReport {
         try (TcpTransport t = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP)) {
             CuObjRDMATunable tunable = new CuObjRDMATunable();
             tunable.setAgentKey(AgentKeys.generate());
+            tunable.setAllowAddresses("127.0.0.0/8,::1"); // the client agents listen on loopback
             MemoryMXBean mem = ManagementFactory.getMemoryMXBean();
             int threadsBefore = ManagementFactory.getThreadMXBean().getThreadCount();
             long offHeapBefore = directAndMapped();
