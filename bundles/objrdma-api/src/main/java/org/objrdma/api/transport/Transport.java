@@ -87,7 +87,8 @@ public interface Transport {
     /**
      * Opens a channel in {@link ChannelState#INIT}.
      *
-     * @throws TransportException UNAVAILABLE, RESOURCE_EXHAUSTED, IO
+     * @throws TransportException UNAVAILABLE, RESOURCE_EXHAUSTED, IO; INVALID_ARGUMENT for an access key on a
+     *         transport without a connect handshake (the {@link Channel} contract, "Access key")
      */
     Channel openChannel(ChannelOptions options) throws TransportException;
 }

@@ -238,6 +238,11 @@ public final class VerbsTransport implements Transport, AutoCloseable {
         if (options == null) {
             throw new TransportException(TransportError.INVALID_ARGUMENT, "options must not be null");
         }
+        if (options.accessKey() != null) {
+            // the Channel contract: without a connect handshake a key could not be enforced, so it is not taken
+            throw new TransportException(TransportError.INVALID_ARGUMENT, "verbs queue pairs take no access key:"
+                    + " RC has no connect handshake to demand it (peers are named by QPN and GID)");
+        }
         DeviceAttributes attrs = device.device();
         int send = options.sendQueueDepth();
         int recv = options.recvQueueDepth();
