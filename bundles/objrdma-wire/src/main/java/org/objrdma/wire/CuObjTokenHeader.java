@@ -36,13 +36,43 @@ public record CuObjTokenHeader(CuObjDescriptor descriptor, Optional<Span> span) 
             return Ranges.range("the span", address, size);
         }
 
-        /** The span of two checked hex fields, or its refusal. */
-        static <T> TokenResult<T> parsed(CharSequence s, int from, int colon, int end,
-                                         java.util.function.Function<Span, T> into) {
-            long address = Hex.value(s, from, colon);
-            long size = Hex.value(s, colon + 1, end);
-            TokenResult<T> refused = refusal(address, size);
-            return refused != null ? refused : TokenResult.ok(into.apply(new Span(address, size)));
+        /**
+         * The optional {@code :addr:size} suffix of both header forms, in {@code value[prefix, end)}: empty when
+         * nothing follows the token; {@link TokenError#TRAILING_CHARACTERS} if it does not start with {@code :}
+         * ({@code after} names what may follow); {@link TokenError#BAD_SUFFIX} unless two fields of 1..16 hex
+         * digits; then {@link #refusal}.
+         */
+        static TokenResult<Optional<Span>> parseSuffix(String value, int prefix, int end, String after) {
+            if (end == prefix) {
+                return TokenResult.ok(Optional.empty());
+            }
+            if (value.charAt(prefix) != ':') {
+                return TokenResult.error(TokenError.TRAILING_CHARACTERS, after);
+            }
+            int from = prefix + 1;
+            int colon = value.indexOf(':', from);
+            if (colon < 0 || colon >= end) {
+                return TokenResult.error(TokenError.BAD_SUFFIX, "the suffix must be ':addr:size'");
+            }
+            if (!field(value, from, colon) || !field(value, colon + 1, end)) {
+                return TokenResult.error(TokenError.BAD_SUFFIX, "addr and size must each be 1 to 16 hex digits");
+            }
+            long address = Hex.value(value, from, colon);
+            long size = Hex.value(value, colon + 1, end);
+            TokenResult<Optional<Span>> refused = refusal(address, size);
+            return refused != null ? refused : TokenResult.ok(Optional.of(new Span(address, size)));
+        }
+
+        private static boolean field(String s, int from, int to) {
+            return to - from >= 1 && to - from <= 16 && Hex.isHex(s, from, to);
+        }
+
+        /** Appends {@code :addr:size} with 16 digits each. */
+        void appendTo(StringBuilder b) {
+            b.append(':');
+            Hex.append(b, address, 16);
+            b.append(':');
+            Hex.append(b, size, 16);
         }
     }
 
@@ -74,38 +104,16 @@ public record CuObjTokenHeader(CuObjDescriptor descriptor, Optional<Span> span) 
         if (!d.isOk()) {
             return TokenResult.error(d.error(), d.detail());
         }
-        if (end == CuObjDescriptor.LENGTH) {
-            return TokenResult.ok(new CuObjTokenHeader(d.value(), Optional.empty()));
-        }
-        if (value.charAt(CuObjDescriptor.LENGTH) != ':') {
-            return TokenResult.error(TokenError.TRAILING_CHARACTERS,
-                    "after the descriptor only ':addr:size' and a final ';' may follow");
-        }
-        int from = CuObjDescriptor.LENGTH + 1;
-        int colon = value.indexOf(':', from);
-        if (colon < 0 || colon >= end) {
-            return TokenResult.error(TokenError.BAD_SUFFIX, "the suffix must be ':addr:size'");
-        }
-        if (!suffixField(value, from, colon) || !suffixField(value, colon + 1, end)) {
-            return TokenResult.error(TokenError.BAD_SUFFIX, "addr and size must each be 1 to 16 hex digits");
-        }
         CuObjDescriptor descriptor = d.value();
-        return Span.parsed(value, from, colon, end, span -> new CuObjTokenHeader(descriptor, Optional.of(span)));
-    }
-
-    private static boolean suffixField(String s, int from, int to) {
-        return to - from >= 1 && to - from <= 16 && Hex.isHex(s, from, to);
+        return Span.parseSuffix(value, CuObjDescriptor.LENGTH, end,
+                "after the descriptor only ':addr:size' and a final ';' may follow")
+                .map(span -> new CuObjTokenHeader(descriptor, span));
     }
 
     /** The header value: the descriptor, then {@code :addr:size} with 16 digits each if a span is present. */
     public String format() {
         StringBuilder b = new StringBuilder(CuObjDescriptor.LENGTH + 34).append(descriptor.format());
-        span.ifPresent(s -> {
-            b.append(':');
-            Hex.append(b, s.address(), 16);
-            b.append(':');
-            Hex.append(b, s.size(), 16);
-        });
+        span.ifPresent(s -> s.appendTo(b));
         return b.toString();
     }
 }

@@ -36,32 +36,15 @@ public record RcTokenHeader(RcToken token, Optional<CuObjTokenHeader.Span> span)
         if (!t.isOk()) {
             return TokenResult.error(t.error(), t.detail());
         }
-        if (value.length() == RcToken.LENGTH) {
-            return TokenResult.ok(new RcTokenHeader(t.value(), Optional.empty()));
-        }
-        if (value.charAt(RcToken.LENGTH) != ':') {
-            return TokenResult.error(TokenError.TRAILING_CHARACTERS, "after the token only ':addr:size' may follow");
-        }
-        int from = RcToken.LENGTH + 1;
-        int colon = value.indexOf(':', from);
-        int end = value.length();
-        if (colon < 0 || colon - from < 1 || colon - from > 16 || end - colon - 1 < 1 || end - colon - 1 > 16
-                || !Hex.isHex(value, from, colon) || !Hex.isHex(value, colon + 1, end)) {
-            return TokenResult.error(TokenError.BAD_SUFFIX, "the suffix must be ':addr:size', each 1 to 16 hex digits");
-        }
         RcToken token = t.value();
-        return CuObjTokenHeader.Span.parsed(value, from, colon, end, span -> new RcTokenHeader(token, Optional.of(span)));
+        return CuObjTokenHeader.Span.parseSuffix(value, RcToken.LENGTH, value.length(),
+                "after the token only ':addr:size' may follow").map(span -> new RcTokenHeader(token, span));
     }
 
     /** The header value: the token, then {@code :addr:size} with 16 digits each if a span is present. */
     public String format() {
         StringBuilder b = new StringBuilder(RcToken.LENGTH + 34).append(token.format());
-        span.ifPresent(s -> {
-            b.append(':');
-            Hex.append(b, s.address(), 16);
-            b.append(':');
-            Hex.append(b, s.size(), 16);
-        });
+        span.ifPresent(s -> s.appendTo(b));
         return b.toString();
     }
 }
