@@ -67,8 +67,8 @@ public class CuObjIT extends ObjRdmaTestSupport {
             throw new IllegalStateException("objrdma.softverbs must name the software verbs device built by"
                     + " bundles/objrdma-verbs (build it first), was " + soft);
         }
-        return org.ops4j.pax.exam.CoreOptions.options(baseOptions(), org.ops4j.pax.exam.CoreOptions.systemProperty(
-                "objrdma.softverbs").value(new java.io.File(soft).getCanonicalPath()));
+        return options(org.ops4j.pax.exam.CoreOptions.systemProperty("objrdma.softverbs")
+                .value(new java.io.File(soft).getCanonicalPath()));
     }
 
     /**
