@@ -19,9 +19,9 @@ import org.objrdma.api.telemetry.TelemetryView;
 import org.objrdma.api.transport.Transport;
 import org.objrdma.client.ClientMemory;
 import org.objrdma.client.CuObjAgent;
-import org.objrdma.client.wire.AgentKeys;
-import org.objrdma.client.wire.CuObjDescriptor;
-import org.objrdma.client.wire.Errno;
+import org.objrdma.wire.AgentKeys;
+import org.objrdma.wire.CuObjDescriptor;
+import org.objrdma.wire.Errno;
 import org.objrdma.cuobj.CuObj;
 import org.objrdma.cuobj.CuObjAsyncEvent;
 import org.objrdma.cuobj.CuObjServer;
@@ -61,15 +61,70 @@ public class CuObjIT extends ObjRdmaTestSupport {
     ServiceComponentRuntime scr;
 
     @Configuration
-    public Option[] config() {
-        return baseOptions();
+    public Option[] config() throws java.io.IOException {
+        String soft = System.getProperty("objrdma.softverbs");
+        if (soft == null || !new java.io.File(soft).isFile()) {
+            throw new IllegalStateException("objrdma.softverbs must name the software verbs device built by"
+                    + " bundles/objrdma-verbs (build it first), was " + soft);
+        }
+        return options(org.ops4j.pax.exam.CoreOptions.systemProperty("objrdma.softverbs")
+                .value(new java.io.File(soft).getCanonicalPath()));
+    }
+
+    /**
+     * With the verbs transport of the software device registered (ranking 100, above TCP's 0) the facade still binds
+     * the TCP transport, the only one that serves its flow (target filter on objrdma.transport.flows), and a GET
+     * succeeds; on main the greedy reference took verbs and every transfer answered -EAFNOSUPPORT while
+     * isConnected() said true.
+     */
+    @Test
+    public void bindsTheTransportThatServesItsFlowNotTheBestRanked() throws Exception {
+        Hashtable<String, Object> verbs = new Hashtable<>();
+        verbs.put("library.path", System.getProperty("objrdma.softverbs"));
+        configure("org.objrdma.verbs", verbs);
+        try {
+            Transport softrc = waitForService(Transport.class, "(objrdma.transport.name=verbs:softrc0)");
+            ServiceReference<Transport> vref = bundleContext.getServiceReferences(Transport.class,
+                    "(objrdma.transport.name=verbs:softrc0)").iterator().next();
+            assertEquals(100, vref.getProperty("service.ranking"));
+            assertEquals(java.util.List.of(Transport.FLOW_RC_SESSION),
+                    java.util.List.of((String[]) vref.getProperty(Transport.PROPERTY_FLOWS)));
+            assertFalse(softrc.flows().contains(Transport.FLOW_AGENT_ONE_SIDED));
+            configure(goodConfig());
+            CuObjServer server = waitForService(CuObjServer.class, null);
+            assertEquals("tcp", serverReference().getProperty("objrdma.cuobj.transport"));
+            assertEquals("tcp", server.transport().name());
+            assertTrue(server.isConnected());
+            Transport tcp = waitForService(Transport.class, TCP);
+            try (Arena arena = Arena.ofShared();
+                 ClientMemory memory = ClientMemory.register(tcp, arena.allocate(SIZE, 4096));
+                 CuObjAgent agent = CuObjAgent.open(tcp, KEY)) {
+                int ch = server.allocateChannelId();
+                MemorySegment host = server.allocHostBuffer(SIZE);
+                host.fill((byte) 0x3C);
+                RdmaBuffer buf = server.registerBuffer(host, SIZE);
+                CuObjDescriptor get = agent.descriptor(memory, 0, SIZE, Op.GET);
+                assertEquals(SIZE, server.handleGetObject("it-flow", buf, get.remoteAddress(), SIZE, get.format(), ch));
+                assertEquals(-1, memory.segment().mismatch(host));
+                server.deRegisterBuffer(buf);
+                server.freeHostBuffer(host);
+            }
+        } finally {
+            configure(null);
+            configure("org.objrdma.verbs", null);
+        }
+        await("the service goes with its configuration", SERVICE_TIMEOUT, () -> serverReference() == null);
     }
 
     private void configure(Hashtable<String, Object> props) throws Exception {
+        configure(PID, props);
+    }
+
+    private void configure(String pid, Hashtable<String, Object> props) throws Exception {
         ServiceReference<ConfigurationAdmin> ref = bundleContext.getServiceReference(ConfigurationAdmin.class);
         ConfigurationAdmin ca = bundleContext.getService(ref);
         try {
-            org.osgi.service.cm.Configuration c = ca.getConfiguration(PID, "?");
+            org.osgi.service.cm.Configuration c = ca.getConfiguration(pid, "?");
             if (props == null) {
                 c.delete();
             } else {
@@ -87,6 +142,7 @@ public class CuObjIT extends ObjRdmaTestSupport {
         p.put("port", 18515);
         p.put("num.dcis", 32);
         p.put("telemetry.flags", 7);
+        p.put("allow.addresses", "127.0.0.0/8,::1"); // the client agent of these tests listens on loopback
         return p;
     }
 

@@ -13,9 +13,9 @@ import org.objrdma.api.transport.Transport;
 import org.objrdma.api.transport.TransportError;
 import org.objrdma.api.transport.TransportException;
 import org.objrdma.api.transport.TransportLevel;
-import org.objrdma.client.wire.AgentKeys;
-import org.objrdma.client.wire.CuObjDescriptor;
-import org.objrdma.client.wire.Errno;
+import org.objrdma.wire.AgentKeys;
+import org.objrdma.wire.CuObjDescriptor;
+import org.objrdma.wire.Errno;
 
 /**
  * The client side of the cuObject flow over the TCP transport: the memory agent channels a server connects
@@ -172,7 +172,9 @@ public final class CuObjAgent implements AutoCloseable {
             throw new IllegalArgumentException("a descriptor describes at most 2^32 - 1 bytes, asked " + size);
         }
         Channel c = channel(lane);
-        EndpointInfo.Tcp me = (EndpointInfo.Tcp) c.localEndpoint();
+        EndpointInfo.Tcp me = c.localEndpoint().as(EndpointInfo.Tcp.class).orElseThrow(() -> new TransportException(
+                TransportError.INVALID_ARGUMENT, "a cuObject descriptor names a TCP memory agent, the channel is "
+                + c.localEndpoint().kind()));
         if (me.channelId() > CuObjDescriptor.MAX_TARGET_NUMBER) {
             throw new TransportException(TransportError.RESOURCE_EXHAUSTED, "channel id " + me.channelId()
                     + " does not fit the descriptor's 24-bit qp field: restart the transport");

@@ -3,8 +3,8 @@ package org.objrdma.client;
 import java.util.Objects;
 import java.util.Optional;
 import org.objrdma.api.session.Op;
-import org.objrdma.client.wire.CuObjDescriptor;
-import org.objrdma.client.wire.CuObjTokenHeader;
+import org.objrdma.wire.CuObjDescriptor;
+import org.objrdma.wire.CuObjTokenHeader;
 
 /**
  * One request a {@link CuObjAgent} transfer hands to the caller's HTTP layer: an S3 GET (ranged) or PUT /

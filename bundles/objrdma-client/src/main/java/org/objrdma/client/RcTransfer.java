@@ -20,7 +20,9 @@ import org.objrdma.api.transport.TransportException;
 import org.objrdma.api.transport.WcOpcode;
 import org.objrdma.api.transport.WcStatus;
 import org.objrdma.api.transport.WorkRequest;
-import org.objrdma.client.wire.RcToken;
+import org.objrdma.wire.RcToken;
+import org.objrdma.wire.RcTokenCodecs;
+import org.objrdma.wire.TokenResult;
 
 /**
  * One hipobj-rc-v2 transfer on the client: its channel, cookie and PSN, and the data phase.
@@ -76,7 +78,7 @@ public final class RcTransfer implements AutoCloseable {
                     arrival.join(); // throws the refusal
                 }
             }
-            int psn = channel.localEndpoint() instanceof EndpointInfo.Verbs v ? v.psn() : drawnPsn;
+            int psn = channel.localEndpoint().initialPsn().orElse(drawnPsn);
             return new RcTransfer(op, memory, offset, size, cookie, psn, channel, timeout, arrival);
         } catch (RuntimeException e) {
             channel.close();
@@ -118,7 +120,7 @@ public final class RcTransfer implements AutoCloseable {
 
     /** The key the server must present to this channel (TCP), or null (verbs). */
     public byte[] channelKey() {
-        return channel.localEndpoint() instanceof EndpointInfo.Tcp t ? t.key() : null;
+        return channel.localEndpoint().as(EndpointInfo.Tcp.class).map(EndpointInfo.Tcp::key).orElse(null);
     }
 
     /** GET: the client memory the server writes into; PUT: null. */
@@ -129,10 +131,11 @@ public final class RcTransfer implements AutoCloseable {
     /** The 88-hex client token: RC for verbs, TCP (0x80) for the TCP transport; a GET's names its region. */
     public String token() {
         RemoteRegion region = clientRegion();
-        return switch (channel.localEndpoint()) {
-            case EndpointInfo.Verbs v -> RcToken.forVerbs(v, region).format();
-            case EndpointInfo.Tcp t -> RcToken.forTcp(t, region).format();
-        };
+        TokenResult<RcToken> token = RcTokenCodecs.encode(channel.localEndpoint(), region);
+        if (!token.isOk()) {
+            throw new IllegalStateException("the transport's endpoints have no token form: " + token.detail());
+        }
+        return token.value().format();
     }
 
     /** The PREPARE of this transfer for {@code target} at {@code objectOffset}. */
@@ -143,10 +146,7 @@ public final class RcTransfer implements AutoCloseable {
 
     /** The READY of this transfer: names the client channel (queue pair number on verbs, channel id on TCP). */
     public ReadyRequest readyRequest(PrincipalId principal, SessionId sessionId) {
-        long qpn = switch (channel.localEndpoint()) {
-            case EndpointInfo.Verbs v -> v.qpn();
-            case EndpointInfo.Tcp t -> t.channelId();
-        };
+        long qpn = channel.localEndpoint().queueNumber();
         return new ReadyRequest(principal, sessionId, cookie, qpn, null);
     }
 

@@ -6,5 +6,5 @@
  * descriptors and tokens is the caller's.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
+@org.osgi.annotation.versioning.Version("2.0.0")
 package org.objrdma.client;

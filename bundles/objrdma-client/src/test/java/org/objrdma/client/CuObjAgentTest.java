@@ -33,9 +33,9 @@ import org.objrdma.api.transport.TransportException;
 import org.objrdma.api.transport.TransportLevel;
 import org.objrdma.api.transport.WcStatus;
 import org.objrdma.api.transport.WorkRequest;
-import org.objrdma.client.wire.AgentKeys;
-import org.objrdma.client.wire.CuObjDescriptor;
-import org.objrdma.client.wire.Errno;
+import org.objrdma.wire.AgentKeys;
+import org.objrdma.wire.CuObjDescriptor;
+import org.objrdma.wire.Errno;
 import org.objrdma.transport.tcp.internal.TcpSettings;
 import org.objrdma.transport.tcp.internal.TcpTransport;
 
@@ -206,8 +206,8 @@ class CuObjAgentTest {
                 assertEquals(i * (256L << 10), r.objectOffset());
                 assertEquals(memory.segment().address() + r.objectOffset(), r.remoteStart());
                 assertEquals(256 << 10, r.size());
-                assertEquals(Optional.of(new org.objrdma.client.wire.CuObjTokenHeader.Span(r.remoteStart(), r.size())),
-                        org.objrdma.client.wire.CuObjTokenHeader.parse(r.headerValue()).value().span());
+                assertEquals(Optional.of(new org.objrdma.wire.CuObjTokenHeader.Span(r.remoteStart(), r.size())),
+                        org.objrdma.wire.CuObjTokenHeader.parse(r.headerValue()).value().span());
             }
             assertEquals(-1, memory.segment().mismatch(serverRegion.segment()));
 

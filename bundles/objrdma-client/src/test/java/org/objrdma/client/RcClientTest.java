@@ -29,7 +29,7 @@ import org.objrdma.api.transport.EndpointInfo;
 import org.objrdma.api.transport.TransportError;
 import org.objrdma.api.transport.TransportException;
 import org.objrdma.api.transport.WcStatus;
-import org.objrdma.client.wire.RcToken;
+import org.objrdma.wire.RcToken;
 import org.objrdma.session.internal.MonotonicClock;
 import org.objrdma.session.internal.RandomSource;
 import org.objrdma.session.internal.SessionCore;

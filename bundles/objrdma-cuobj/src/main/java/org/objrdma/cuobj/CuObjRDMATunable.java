@@ -2,7 +2,10 @@ package org.objrdma.cuobj;
 
 import java.util.ArrayList;
 import java.util.List;
-import org.objrdma.client.wire.AgentKeys;
+import java.util.Set;
+import org.objrdma.wire.AddressPolicy;
+import org.objrdma.wire.AgentKeys;
+import org.objrdma.wire.TokenResult;
 
 /**
  * {@code cuObjRDMATunable}: the server's tunables with NVIDIA's setter and getter names. As in C the setters
@@ -64,6 +67,7 @@ public final class CuObjRDMATunable {
     private boolean agentKeyFromDcKey;
     private long transferTimeoutMs = 60_000;
     private int connectionCacheSize = 256;
+    private String allowAddresses = "";
 
     /** The defaults. */
     public CuObjRDMATunable() {
@@ -93,6 +97,7 @@ public final class CuObjRDMATunable {
         agentKeyFromDcKey = other.agentKeyFromDcKey;
         transferTimeoutMs = other.transferTimeoutMs;
         connectionCacheSize = other.connectionCacheSize;
+        allowAddresses = other.allowAddresses;
     }
 
     public void setNumDcis(int v) { numDcis = v; }
@@ -147,6 +152,14 @@ public final class CuObjRDMATunable {
     /** objrdma: most connections to client agents kept open. */
     public void setConnectionCacheSize(int v) { connectionCacheSize = v; }
     public int getConnectionCacheSize() { return connectionCacheSize; }
+    /**
+     * objrdma: CIDR blocks (comma- or space-separated literals, e.g. {@code 127.0.0.0/8,::1}) of addresses a
+     * descriptor may name although the server's address policy refuses them by default: loopback, the unspecified
+     * address, multicast, and the server host's own addresses ({@link org.objrdma.wire.AddressPolicy}). Empty (the
+     * default): none of those is dialed.
+     */
+    public void setAllowAddresses(String cidrs) { allowAddresses = cidrs == null ? "" : cidrs.strip(); }
+    public String getAllowAddresses() { return allowAddresses; }
 
     /**
      * Every value a server cannot start with, one sentence each starting with the field's C name (the
@@ -177,6 +190,8 @@ public final class CuObjRDMATunable {
                 "transfer_timeout_ms must be 1..86400000, was " + transferTimeoutMs);
         check(bad, connectionCacheSize >= 1 && connectionCacheSize <= 65536,
                 "connection_cache_size must be 1..65536, was " + connectionCacheSize);
+        TokenResult<AddressPolicy> policy = AddressPolicy.parse(allowAddresses, Set::of);
+        check(bad, policy.isOk(), "allow_addresses is not a list of literal CIDR blocks: " + policy.detail());
         return bad;
     }
 
@@ -212,6 +227,7 @@ public final class CuObjRDMATunable {
         return "CuObjRDMATunable[num_dcis " + numDcis + ", cq_depth " + cqDepth + ", max_sge " + maxSge
                 + ", delay " + delayMode + "/" + delayInterval + " ns, qp_reset " + qpResetOnFailure
                 + ", agent key " + (agentKey != null ? "given" : agentKeyFromDcKey ? "from dc_key" : "none")
-                + ", transfer timeout " + transferTimeoutMs + " ms, connections " + connectionCacheSize + "]";
+                + ", transfer timeout " + transferTimeoutMs + " ms, connections " + connectionCacheSize
+                + ", allow addresses [" + allowAddresses + "]]";
     }
 }

@@ -28,18 +28,20 @@ import org.objrdma.api.transport.ScatterGatherEntry;
 import org.objrdma.api.transport.Transport;
 import org.objrdma.api.transport.TransportError;
 import org.objrdma.api.transport.TransportException;
-import org.objrdma.api.transport.TransportLevel;
 import org.objrdma.api.transport.WcStatus;
 import org.objrdma.api.transport.WorkRequest;
-import org.objrdma.client.wire.AgentKeys;
-import org.objrdma.client.wire.CuObjDescriptor;
-import org.objrdma.client.wire.Errno;
-import org.objrdma.client.wire.TokenResult;
+import java.net.InetAddress;
+import org.objrdma.wire.AddressPolicy;
+import org.objrdma.wire.AgentKeys;
+import org.objrdma.wire.CuObjDescriptor;
+import org.objrdma.wire.Errno;
+import org.objrdma.wire.TokenResult;
 import org.objrdma.cuobj.internal.Addresses;
 import org.objrdma.cuobj.internal.AgentConnections;
 import org.objrdma.cuobj.internal.AgentTarget;
 import org.objrdma.cuobj.internal.FacadeChannels;
 import org.objrdma.cuobj.internal.TelemetryLog;
+import org.objrdma.cuobj.internal.TcpTunables;
 
 /**
  * {@code cuObjServer} in Java: the server side of cuObject's S3-over-RDMA, with NVIDIA's method names,
@@ -48,10 +50,12 @@ import org.objrdma.cuobj.internal.TelemetryLog;
  *
  * <p><b>Transports.</b> Over the TCP transport the descriptor names the client's memory agent (mapping in
  * {@link CuObjDescriptor}); the server dials the agent channel once, presenting the agent key, and keeps the
- * connection for every later request naming that channel, whichever facade channel serves it. Over a verbs
- * transport the cuObject flow needs DC, which objrdma does not drive yet: every transfer returns
- * {@code -EAFNOSUPPORT} ("address family not supported by the active path") while registration and channels
- * work and {@link #isConnected()} is true.
+ * connection for every later request naming that channel, whichever facade channel serves it. The flow needs a
+ * transport that serves {@link Transport#FLOW_AGENT_ONE_SIDED} (the TCP transport); over any other (verbs, which
+ * would need DC) every transfer returns {@code -EAFNOSUPPORT} ("address family not supported by the active
+ * path") and {@link #isConnected()} is false. The DS component binds only a transport that serves the flow.
+ * Before dialing, the agent address is judged by the server's {@link AddressPolicy} (loopback and the server
+ * host's own addresses refused unless {@link CuObjRDMATunable#setAllowAddresses allowed}).
  *
  * <p><b>Construction.</b> The C-style constructors take the transport and the agent key from
  * {@link #setDefaultTransport} / {@link #setDefaultAgentKey} (the DS component {@code org.objrdma.cuobj} sets
@@ -67,8 +71,9 @@ import org.objrdma.cuobj.internal.TelemetryLog;
  *       parse; then {@code [remote, remote+size)} is outside the descriptor's region; then
  *       {@code size + local_offset} exceeds the buffer (or {@code local_offset < 0}); then the buffer has more
  *       entries than {@code max_sge};</li>
- *   <li>{@code -EAFNOSUPPORT}: the transport is not TCP (DC over verbs is not supported), or the descriptor
- *       cannot name a TCP agent (no GID, port 0);</li>
+ *   <li>{@code -EAFNOSUPPORT}: the transport does not serve {@link Transport#FLOW_AGENT_ONE_SIDED} (DC over verbs
+ *       is not supported), or the descriptor cannot name a TCP agent (no GID, port 0);
+ *       {@code -EACCES}: the address policy refuses the agent address;</li>
  *   <li>{@code -ENOMEM}: registering the buffer with a replaced transport failed, or the transport has no room
  *       for another connection or request (RESOURCE_EXHAUSTED);</li>
  *   <li>{@code -EIO} with {@code status}: the client agent could not be reached ({@code RETRY_EXC_ERR}) or
@@ -169,7 +174,7 @@ public class CuObjServer extends RDMAConnection implements AutoCloseable {
 
     /** What a started session holds; replaced as a whole by start and close. */
     private record Session(byte[] agentKey, FacadeChannels channels, AgentConnections connections,
-                           Duration transferTimeout, int maxSge) {
+                           Duration transferTimeout, int maxSge, AddressPolicy addressPolicy) {
     }
 
     private final Supplier<Transport> transport;
@@ -320,13 +325,18 @@ public class CuObjServer extends RDMAConnection implements AutoCloseable {
             }
             byte[] key = agentKeyOf(p);
             Duration timeout = Duration.ofMillis(p.getTransferTimeoutMs());
-            Duration connectTimeout = timeout.compareTo(Duration.ofSeconds(10)) < 0 ? timeout : Duration.ofSeconds(10);
+            Duration connectTimeout = TcpTunables.dialTimeout(p); // timeout and retry_cnt, applied to the dial
             ChannelOptions options = new ChannelOptions((int) p.getCqDepth(), 1, p.getMaxSge(), connectTimeout);
             session = new Session(key, new FacadeChannels(p.getNumDcis()),
-                    new AgentConnections(p.getConnectionCacheSize(), options), timeout, p.getMaxSge());
+                    new AgentConnections(p.getConnectionCacheSize(), options), timeout, p.getMaxSge(),
+                    AddressPolicy.parse(p.getAllowAddresses()).value()); // validated above
             if (log.enabled(CuObj.CUOBJ_LOG_PATH_INFO)) {
                 log.line("INFO", "session started on " + ip + ":" + port + " proto " + proto + " " + p);
             }
+            Transport t = transport.get();
+            LOG.info("cuObjServer {}:{}: agent dial timeout {} (timeout {}, retry_cnt {}); tunables with no effect on"
+                    + " transport {}: {}", ip, port, connectTimeout, p.getTimeout(), p.getRetryCount(),
+                    t == null ? "none" : t.name(), String.join(", ", TcpTunables.ignored(p)));
             return 0;
         }
     }
@@ -378,12 +388,17 @@ public class CuObjServer extends RDMAConnection implements AutoCloseable {
     }
 
     /**
-     * True while the session is started and the bound transport is available. With a verbs transport it is true
-     * although transfers answer {@code -EAFNOSUPPORT} (class comment).
+     * True while the session is started and the bound transport is available and serves
+     * {@link Transport#FLOW_AGENT_ONE_SIDED}: only then can a transfer succeed (with a verbs transport it is false).
      */
     public boolean isConnected() {
         Transport t = transport.get();
-        return session != null && t != null && t.isAvailable();
+        return session != null && t != null && t.isAvailable() && servesThisFlow(t);
+    }
+
+    /** True if {@code t} serves server-initiated one-sided operations to a client memory agent. */
+    static boolean servesThisFlow(Transport t) {
+        return t.flows().contains(Transport.FLOW_AGENT_ONE_SIDED);
     }
 
     /** The transport bound now, or null. */
@@ -804,13 +819,17 @@ public class CuObjServer extends RDMAConnection implements AutoCloseable {
         if (buf.entryCount() > s.maxSge()) {
             return fail(get, key, Errno.EIO, "the buffer has " + buf.entryCount() + " entries, max_sge is " + s.maxSge());
         }
-        if (t.level() != TransportLevel.TCP) {
-            return fail(get, key, Errno.EAFNOSUPPORT, "the active transport " + t.name() + " is " + t.level()
-                    + ": the cuObject flow needs DC, which objrdma does not drive over verbs yet");
+        if (!servesThisFlow(t)) {
+            return fail(get, key, Errno.EAFNOSUPPORT, "the active transport " + t.name() + " serves " + t.flows()
+                    + ", not " + Transport.FLOW_AGENT_ONE_SIDED + " (DC over verbs is not driven yet)");
         }
         if (!d.isTcpAddressable()) {
             return fail(get, key, Errno.EAFNOSUPPORT, "the descriptor names no TCP agent (has_gid "
                     + (d.hasGid() ? 1 : 0) + ", port " + d.lid() + ")");
+        }
+        TokenResult<InetAddress> allowed = s.addressPolicy().check(d.tcpAgentAddress().value().getAddress());
+        if (!allowed.isOk()) {
+            return fail(get, key, Errno.EACCES, "the descriptor's agent address is refused: " + allowed.detail());
         }
         long offset = localOffset;
         if (offset != 0 && buf.entryCount() > 1) {

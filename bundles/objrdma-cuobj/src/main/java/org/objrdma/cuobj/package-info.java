@@ -2,8 +2,8 @@
  * A cuObjServer-compatible facade in Java: {@link org.objrdma.cuobj.CuObjServer} with the names, defaults,
  * limits, validation order and negative-errno returns of NVIDIA's C++ API, moving bytes through the objrdma
  * Transport SPI (server WRITE for GET, server READ for PUT). Errno values are
- * {@link org.objrdma.client.wire.Errno}'s; the descriptor codec is {@link org.objrdma.client.wire.CuObjDescriptor}.
+ * {@link org.objrdma.wire.Errno}'s; the descriptor codec is {@link org.objrdma.wire.CuObjDescriptor}.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
+@org.osgi.annotation.versioning.Version("1.1.0")
 package org.objrdma.cuobj;

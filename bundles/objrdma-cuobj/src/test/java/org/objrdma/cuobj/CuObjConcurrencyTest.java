@@ -18,7 +18,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.api.transport.Transport;
-import org.objrdma.client.wire.AgentKeys;
+import org.objrdma.wire.AgentKeys;
 import org.objrdma.transport.tcp.internal.TcpSettings;
 import org.objrdma.transport.tcp.internal.TcpTransport;
 
@@ -45,6 +45,7 @@ class CuObjConcurrencyTest {
         arena = Arena.ofShared();
         CuObjRDMATunable t = new CuObjRDMATunable();
         t.setAgentKey(key);
+        t.setAllowAddresses(Patterns.LOOPBACK); // the client agents listen on loopback
         server = new CuObjServer(serverTransport, "127.0.0.1", 0, CUOBJ_PROTO_RDMA_DC_V1, t);
     }
 
@@ -175,6 +176,7 @@ class CuObjConcurrencyTest {
             AtomicReference<Transport> bound = new AtomicReference<>(serverTransport);
             CuObjRDMATunable t = new CuObjRDMATunable();
             t.setAgentKey(key);
+            t.setAllowAddresses(Patterns.LOOPBACK); // the client agents listen on loopback
             try (CuObjServer swapping = CuObjServer.builder().transport(bound::get).tunable(t).build()) {
                 int ch = swapping.allocateChannelId();
                 MemorySegment mem = arena.allocate(CHUNK, 4096);

@@ -5,11 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.objrdma.client.wire.Errno.EAFNOSUPPORT;
-import static org.objrdma.client.wire.Errno.EINVAL;
-import static org.objrdma.client.wire.Errno.EIO;
-import static org.objrdma.client.wire.Errno.ENODEV;
-import static org.objrdma.client.wire.Errno.ENOMEM;
+import static org.objrdma.wire.Errno.EACCES;
+import static org.objrdma.wire.Errno.EAFNOSUPPORT;
+import static org.objrdma.wire.Errno.EINVAL;
+import static org.objrdma.wire.Errno.EIO;
+import static org.objrdma.wire.Errno.ENODEV;
+import static org.objrdma.wire.Errno.ENOMEM;
 import static org.objrdma.cuobj.CuObj.CUOBJ_LOG_PATH_ERROR;
 import static org.objrdma.cuobj.CuObj.CUOBJ_PROTO_RDMA_DC_V1;
 import static org.objrdma.cuobj.CuObj.INVALID_CHANNEL_ID;
@@ -27,8 +28,8 @@ import org.objrdma.api.transport.ChannelState;
 import org.objrdma.api.transport.Gid;
 import org.objrdma.api.transport.Transport;
 import org.objrdma.api.transport.WcStatus;
-import org.objrdma.client.wire.AgentKeys;
-import org.objrdma.client.wire.CuObjDescriptor;
+import org.objrdma.wire.AgentKeys;
+import org.objrdma.wire.CuObjDescriptor;
 import org.objrdma.transport.tcp.internal.TcpSettings;
 import org.objrdma.transport.tcp.internal.TcpTransport;
 
@@ -75,6 +76,7 @@ class CuObjErrorsTest {
     private CuObjRDMATunable keyed() {
         CuObjRDMATunable t = new CuObjRDMATunable();
         t.setAgentKey(key);
+        t.setAllowAddresses(Patterns.LOOPBACK); // the client agents listen on loopback
         return t;
     }
 
@@ -184,14 +186,14 @@ class CuObjErrorsTest {
     @Test
     void eafnosupportForVerbsAndForDescriptorsWithoutATcpAgent() throws Exception {
         CuObjServer verbs = server(new VerbsLevelTransport(serverTransport), keyed());
-        assertTrue(verbs.isConnected(), "registration and channels work on verbs");
+        assertFalse(verbs.isConnected(), "no transfer can succeed on a transport that does not serve the agent flow");
         int ch = verbs.allocateChannelId();
         RdmaBuffer buf = verbs.registerBuffer(arena.allocate(4096, 4096), 4096);
         assertNotNull(buf);
         String desc = client.get(0, 4096);
         int[] status = {-1};
         assertRefused(verbs.handleGetObject("dc", buf, client.addr(0), 4096, desc, ch, 0, status), EAFNOSUPPORT,
-                "DC, which objrdma does not drive over verbs");
+                "serves [rc-session], not agent-one-sided");
         assertEquals(-1, status[0]);
         assertRefused(verbs.handleGetObject("dc-bad", buf, client.addr(0), 4096, "bad", ch), EIO,
                 "descriptor refused"); // -EIO checks come first
@@ -205,6 +207,50 @@ class CuObjErrorsTest {
         String noPort = new CuObjDescriptor(d.remoteAddress(), d.regionSize(), d.rkey(), 0, d.targetNumber(), true,
                 d.gid()).format();
         assertRefused(s.handleGetObject("port0", b, client.addr(0), 4096, noPort, c), EAFNOSUPPORT, "port 0");
+    }
+
+    // ------------------------------------------------------------------ -EACCES
+
+    @Test
+    void eaccesForAgentAddressesTheServersPolicyRefuses() throws Exception {
+        CuObjRDMATunable strict = new CuObjRDMATunable();
+        strict.setAgentKey(key); // no allow list: the loopback agent of the client is refused
+        CuObjServer s = server(serverTransport, strict);
+        assertTrue(s.isConnected());
+        int ch = s.allocateChannelId();
+        RdmaBuffer buf = s.registerBuffer(arena.allocate(4096, 4096), 4096);
+        String desc = client.get(0, 4096);
+        int[] status = {-1};
+        assertRefused(s.handleGetObject("loop", buf, client.addr(0), 4096, desc, ch, 0, status), EACCES,
+                "is a loopback address and not in the allow list");
+        assertEquals(-1, status[0], "refused before any status");
+        assertEquals(0, s.agentConnectionCount(), "nothing was dialed");
+
+        // an address of one of this host's own interfaces, written into the descriptor by a hostile client
+        CuObjDescriptor d = CuObjDescriptor.parse(desc).value();
+        for (java.net.InetAddress own : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())
+                .stream().flatMap(java.net.NetworkInterface::inetAddresses)
+                .filter(a -> !a.isLoopbackAddress() && !a.isLinkLocalAddress()).toList()) {
+            String steered = CuObjDescriptor.forTcpAgent(new java.net.InetSocketAddress(own, 22), d.targetNumber(),
+                    d.remoteAddress(), d.regionSize(), d.rkey()).format();
+            assertRefused(s.handleGetObject("own", buf, client.addr(0), 4096, steered, ch), EACCES,
+                    "an address of the server's own host");
+        }
+
+        // the configured allow list lets the same descriptor through
+        CuObjServer allowing = server();
+        int ach = allowing.allocateChannelId();
+        RdmaBuffer abuf = allowing.registerBuffer(arena.allocate(4096, 4096), 4096);
+        assertEquals(4096, allowing.handleGetObject("loop-ok", abuf, client.addr(0), 4096, desc, ach));
+    }
+
+    @Test
+    void aBadAllowListKeepsTheSessionFromStarting() {
+        CuObjRDMATunable bad = keyed();
+        bad.setAllowAddresses("localhost");
+        CuObjServer s = server(serverTransport, bad);
+        assertFalse(s.isConnected());
+        assertTrue(bad.validate().get(0).startsWith("allow_addresses"), bad.validate().toString());
     }
 
     // ------------------------------------------------------------------ -ENOMEM
@@ -260,6 +306,7 @@ class CuObjErrorsTest {
         // a server with another agent key is refused before any memory is touched
         CuObjRDMATunable other = new CuObjRDMATunable();
         other.setAgentKey(AgentKeys.generate());
+        other.setAllowAddresses(Patterns.LOOPBACK); // the client agents listen on loopback
         CuObjServer stranger = server(serverTransport, other);
         int sc = stranger.allocateChannelId();
         RdmaBuffer sb = stranger.registerBuffer(arena.allocate(4096, 4096), 4096);
@@ -523,6 +570,7 @@ class CuObjErrorsTest {
         assertTrue(lastError().contains("retry_cnt must be 0..7"), lastError());
         CuObjRDMATunable shortKey = new CuObjRDMATunable();
         shortKey.setAgentKey(new byte[8]);
+        shortKey.setAllowAddresses(Patterns.LOOPBACK); // the client agents listen on loopback
         assertFalse(server(serverTransport, shortKey).isConnected());
 
         CuObjServer oddProto = new CuObjServer(serverTransport, "fe80::1%1", 1, 4242, keyed());
@@ -536,6 +584,7 @@ class CuObjErrorsTest {
         CuObjRDMATunable compat = new CuObjRDMATunable();
         compat.setDcKey(0x12345678L);
         compat.setAgentKeyFromDcKey(true);
+        compat.setAllowAddresses(Patterns.LOOPBACK); // the client agents listen on loopback
         try (InProcessClient compatClient = new InProcessClient(AgentKeys.fromDcKey(0x12345678L), SIZE, 1)) {
             CuObjServer s = server(serverTransport, compat);
             assertTrue(s.isConnected());

@@ -29,8 +29,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.api.transport.WcStatus;
-import org.objrdma.client.wire.AgentKeys;
-import org.objrdma.client.wire.CuObjDescriptor;
+import org.objrdma.wire.AgentKeys;
+import org.objrdma.wire.CuObjDescriptor;
 import org.objrdma.transport.tcp.internal.TcpSettings;
 import org.objrdma.transport.tcp.internal.TcpTransport;
 
@@ -58,6 +58,13 @@ class CuObjUsagePatternsTest {
         CuObjServer.setDefaultAgentKey(key);
     }
 
+    /** Default tunables, the agent key from the default, and the client's loopback agent allowed. */
+    private static CuObjRDMATunable onLoopback() {
+        CuObjRDMATunable t = new CuObjRDMATunable();
+        t.setAllowAddresses(Patterns.LOOPBACK);
+        return t;
+    }
+
     @AfterAll
     static void stopClientAndTransport() {
         CuObjServer.setDefaultTransport(null);
@@ -80,7 +87,7 @@ class CuObjUsagePatternsTest {
     /** §1.9.1: construct, check, allocate a channel, allocate and register a buffer, GET, clean up. */
     @Test
     void basicGet() throws Exception {
-        server = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1);
+        server = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback());
         assertTrue(server.isConnected());
         int ch = server.allocateChannelId();
         assertEquals(0, ch, "the first allocation is channel 0");
@@ -104,7 +111,7 @@ class CuObjUsagePatternsTest {
     /** §1.9.2: a synchronous PUT; the bytes are in the registered memory when it returns. */
     @Test
     void synchronousPut() throws Exception {
-        server = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1);
+        server = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback());
         int ch = server.allocateChannelId();
         MemorySegment buf = server.allocHostBuffer(MIB);
         RdmaBuffer h = server.registerBuffer(buf, MIB);
@@ -120,7 +127,7 @@ class CuObjUsagePatternsTest {
     /** §1.9.3: asynchronous GET and PUT return 0 and complete through poll on the same channel. */
     @Test
     void asyncWithPoll() throws Exception {
-        server = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1);
+        server = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback());
         int ch = server.allocateChannelId();
         MemorySegment buf = server.allocHostBuffer(16 * 64 * 1024);
         RdmaBuffer h = server.registerBuffer(buf, buf.byteSize());
@@ -175,7 +182,7 @@ class CuObjUsagePatternsTest {
     /** §1.9.4: two host buffers (4096 and 8192) registered as one scatter-gather buffer, one GET of 12288. */
     @Test
     void scatterGatherRegistration() throws Exception {
-        server = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1);
+        server = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback());
         int ch = server.allocateChannelId();
         MemorySegment b1 = server.allocHostBuffer(4096);
         MemorySegment b2 = server.allocHostBuffer(8192);
@@ -201,7 +208,7 @@ class CuObjUsagePatternsTest {
     /** §1.9.5: a view {{0, 4096}, {16384, 8192}} over a 1 MiB registered buffer, GET 12288, release the view. */
     @Test
     void registeredBufferView() throws Exception {
-        server = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1);
+        server = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback());
         int ch = server.allocateChannelId();
         MemorySegment base = server.allocHostBuffer(MIB);
         Patterns.fill(base, 0, MIB, 501);
@@ -229,6 +236,7 @@ class CuObjUsagePatternsTest {
         t.setDelayInterval(10000);
         t.setQPResetOnFailure(true);
         t.setMaxRdAtomic(16);
+        t.setAllowAddresses(Patterns.LOOPBACK);
         server = new CuObjServer("::1", 18515, CUOBJ_PROTO_RDMA_DC_V1, t);
         assertTrue(server.isConnected());
         CuObjRDMATunableParam p = new CuObjRDMATunableParam();
@@ -266,13 +274,13 @@ class CuObjUsagePatternsTest {
         CuObjServer.setupTelemetry(false, log);
         CuObjServer.setTelemFlags(CUOBJ_LOG_PATH_ERROR | CUOBJ_LOG_PATH_INFO | CUOBJ_LOG_PATH_DEBUG, CUOBJ_LOG_OP_GET);
         try {
-            try (CuObjServer scoped = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1)) {
+            try (CuObjServer scoped = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback())) {
                 int ch = scoped.allocateChannelId();
                 MemorySegment buf = scoped.allocHostBuffer(4096);
                 RdmaBuffer h = scoped.registerBuffer(buf, 4096);
                 String desc = client.descriptor("GET", 7 * MIB, 4096, 0);
                 assertEquals(4096, scoped.handleGetObject("telemetry-get", h, remoteAddr(desc), 4096, desc, ch));
-                assertEquals(-org.objrdma.client.wire.Errno.EIO,
+                assertEquals(-org.objrdma.wire.Errno.EIO,
                         scoped.handleGetObject("telemetry-bad", h, remoteAddr(desc), 4096, desc, ch + 1));
             }
         } finally {
@@ -288,7 +296,7 @@ class CuObjUsagePatternsTest {
         assertTrue(text.contains(" cuobj INFO server 127.0.0.1:18515 closed"), text);
 
         // after shutdownTelemetry, a new server writes to the default (SLF4J), not to the closed stream
-        server = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1);
+        server = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback());
         server.handleGetObject("after", null, 1, 1, "x", 0);
         assertEquals(text, Files.readString(file));
     }
@@ -296,7 +304,7 @@ class CuObjUsagePatternsTest {
     /** 64 MiB GET and PUT, checked by CRC32C in both JVMs. */
     @Test
     void sixtyFourMibBothWays() throws Exception {
-        server = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1);
+        server = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback());
         int ch = server.allocateChannelId();
         long size = 64 * MIB;
         MemorySegment buf = server.allocHostBuffer(size);
@@ -318,13 +326,13 @@ class CuObjUsagePatternsTest {
     void aboveOneGibInChunks() throws Exception {
         long size = (1L << 30) + MIB;
         try (ClientPeer big = new ClientPeer(key, size, 1)) {
-            server = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1);
+            server = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback());
             int ch = server.allocateChannelId();
             MemorySegment buf = server.allocHostBuffer(size);
             RdmaBuffer h = server.registerBuffer(buf, size);
             Patterns.fill(buf, 0, size, 901);
             String get = big.descriptor("GET", 0, size, 0);
-            assertEquals(-org.objrdma.client.wire.Errno.EIO,
+            assertEquals(-org.objrdma.wire.Errno.EIO,
                     server.handleGetObject("too-big", h, remoteAddr(get), size, get, ch), "one call is at most 1 GiB");
             assertEquals(size, server.transferLarge(CUOBJ_GET, "large-get", h, remoteAddr(get), size, get, ch, 0, null));
             assertEquals(Patterns.crc(buf, 0, size), big.crc(0, size));

@@ -6,6 +6,9 @@ import java.util.zip.CRC32C;
 
 /** Fast reproducible test data and checksums, shared by the test JVM and the client process. */
 final class Patterns {
+    /** The allow list of servers whose clients' memory agents listen on loopback (every test here). */
+    static final String LOOPBACK = "127.0.0.0/8,::1";
+
     private Patterns() {
     }
 

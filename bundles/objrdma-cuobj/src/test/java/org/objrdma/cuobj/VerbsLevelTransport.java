@@ -33,6 +33,12 @@ final class VerbsLevelTransport implements Transport {
         return TransportLevel.VERBS_RC;
     }
 
+    /** What the verbs transport declares: RC sessions, not the agent flow. */
+    @Override
+    public Set<String> flows() {
+        return Set.of(Transport.FLOW_RC_SESSION);
+    }
+
     @Override
     public boolean isAvailable() {
         return registrar.isAvailable();

@@ -13,6 +13,22 @@ import org.osgi.annotation.versioning.ProviderType;
  * endpoint moves it to {@link ChannelState#CONNECTED}. Both sides call {@code connect} with each other's
  * endpoint, as RC requires. Receives may be posted before connecting.
  *
+ * <p><b>Inbound accept.</b> On a transport that serves {@link Transport#FLOW_AGENT_ONE_SIDED} (TCP), a channel in
+ * INIT also accepts one dialer without calling {@code connect} itself: a peer that calls {@code connect} with this
+ * channel's {@link #localEndpoint()} and proves its access key becomes the channel's peer, the channel moves to
+ * CONNECTED, and the dialer's one-sided requests reach this side's granted memory (the cuObject flow: the client's
+ * memory agent channel is driven by the server). {@link #remoteEndpoint()} stays null, since this side connected
+ * to nothing. One dialer per connection: another one is refused with {@link TransportError#CONNECT_FAILED} while
+ * the channel is connected, a wrong key with {@link TransportError#AUTHENTICATION_FAILED} before any memory is
+ * touched. On any other transport (verbs RC) a channel in INIT accepts no dialer: both sides must call
+ * {@code connect}, and requests of a dialer whose peer never connected fail with a named status.
+ *
+ * <p><b>Access key.</b> {@link ChannelOptions#accessKey()} is the key a dialer must present (TCP: given, or
+ * drawn at random when null; carried in the {@link EndpointInfo} the control plane hands out). A transport
+ * without a connect handshake refuses a given key with {@link TransportError#INVALID_ARGUMENT}
+ * ({@link Transport#openChannel}). {@code objrdma-transport-tck}'s {@code ChannelAcceptContractTest} checks both
+ * halves against every transport.
+ *
  * <p>Errors: a failed request completes with a named {@link WcStatus}, moves the channel to
  * {@link ChannelState#ERROR} and every later request completes with {@link WcStatus#WR_FLUSH_ERR}.
  * Nothing half-applied is ever reported as success. {@link #reset} brings an errored (or connected)

@@ -12,8 +12,11 @@ import java.util.Objects;
  * @param connectTimeout how long {@link Channel#connect} may take
  * @param accessKey      the key a peer must present to connect to this channel, 16 to 64 bytes, when the
  *                       control plane hands out a key of its own (the cuObject flow, where a shared agent key
- *                       stands in for the DC key); null to let the transport draw a random one. Transports
- *                       without a connect handshake (verbs) ignore it.
+ *                       stands in for the DC key); null to let the transport choose. Part of the {@link Channel}
+ *                       contract ("Access key"): a transport with a connect handshake (TCP) demands exactly this
+ *                       key of every dialer and puts it in the channel's endpoint; a transport without one
+ *                       (verbs RC) refuses a non-null key at {@link Transport#openChannel} with
+ *                       {@link TransportError#INVALID_ARGUMENT} rather than ignore it, since it could not enforce it.
  */
 public record ChannelOptions(int sendQueueDepth, int recvQueueDepth, int maxSge, Duration connectTimeout,
                              byte[] accessKey) {

@@ -24,12 +24,51 @@ public interface Transport {
     String PROPERTY_NAME = "objrdma.transport.name";
     /** Service property: the transport's {@link #level()} as its enum name. */
     String PROPERTY_LEVEL = "objrdma.transport.level";
+    /**
+     * Service property: the {@link EndpointInfo#kind()} of the transport's channels ({@code String}, e.g.
+     * {@value EndpointInfo.Tcp#KIND}, {@value EndpointInfo.Verbs#KIND}).
+     */
+    String PROPERTY_ENDPOINT_KIND = "objrdma.transport.endpoint.kind";
+    /**
+     * Service property: the flows the transport serves ({@code String[]}, values {@code FLOW_*}), the same set as
+     * {@link #flows()}. A consumer binds only a transport that serves its flow with a target filter such as
+     * {@code (objrdma.transport.flows=agent-one-sided)}.
+     */
+    String PROPERTY_FLOWS = "objrdma.transport.flows";
+    /**
+     * Flow: the server initiates one-sided WRITE / READ into a client's memory that a client-side memory agent
+     * exposes, addressed by a cuObject descriptor naming that agent (the cuObject flow over the TCP transport).
+     * The server dials the agent channel, which accepts it in INIT ({@link Channel#connect} contract).
+     */
+    String FLOW_AGENT_ONE_SIDED = "agent-one-sided";
+    /** Flow: hipobj-rc-v2 sessions, both sides' endpoints exchanged and connected as RC requires. */
+    String FLOW_RC_SESSION = "rc-session";
+    /** Flow: one-sided operations to DC targets named by a cuObject descriptor (NVIDIA's mlx5 DC transport). */
+    String FLOW_DC = "dc";
 
     /** Stable name, e.g. {@code tcp} or {@code verbs:mlx5_0}. */
     String name();
 
     /** How bytes move. */
     TransportLevel level();
+
+    /**
+     * The flows this transport serves ({@code FLOW_*}; a transport of a future kind may name flows of its own).
+     * Fixed for the transport's life; published as {@link #PROPERTY_FLOWS}. The default, for transports that
+     * declare nothing (test doubles), is the empty set: such a transport serves no flow that asks for one.
+     */
+    default Set<String> flows() {
+        return Set.of();
+    }
+
+    /**
+     * The {@link EndpointInfo#kind()} of this transport's channels, published as {@link #PROPERTY_ENDPOINT_KIND}: a
+     * peer's endpoint must be of this kind to {@link Channel#connect}. The default names the kinds of the two built-in
+     * {@link #level() levels}; a transport of another kind overrides it.
+     */
+    default String endpointKind() {
+        return level() == TransportLevel.TCP ? EndpointInfo.Tcp.KIND : EndpointInfo.Verbs.KIND;
+    }
 
     /** True if the transport can register memory and open channels now. */
     boolean isAvailable();
@@ -48,7 +87,8 @@ public interface Transport {
     /**
      * Opens a channel in {@link ChannelState#INIT}.
      *
-     * @throws TransportException UNAVAILABLE, RESOURCE_EXHAUSTED, IO
+     * @throws TransportException UNAVAILABLE, RESOURCE_EXHAUSTED, IO; INVALID_ARGUMENT for an access key on a
+     *         transport without a connect handshake (the {@link Channel} contract, "Access key")
      */
     Channel openChannel(ChannelOptions options) throws TransportException;
 }

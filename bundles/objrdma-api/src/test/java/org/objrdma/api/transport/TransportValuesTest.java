@@ -99,7 +99,7 @@ class TransportValuesTest {
         assertEquals(a, new EndpointInfo.Tcp(new InetSocketAddress("127.0.0.1", 4000), 3,
                 new byte[] {0x11, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}));
         assertFalse(a.toString().contains("1100000000"), a.toString());
-        assertEquals(TransportLevel.TCP, a.level());
+        assertEquals(EndpointInfo.Tcp.KIND, a.kind());
         assertThrows(IllegalArgumentException.class,
                 () -> new EndpointInfo.Tcp(new InetSocketAddress("::1", 1), 1, new byte[15]));
     }
@@ -115,7 +115,7 @@ class TransportValuesTest {
         Gid roce = new Gid(0, 0x0000ffff0a000001L);
         assertEquals("0:0:0:0:0:ffff:a00:1", roce.toIpv6String());
         EndpointInfo.Verbs v = new EndpointInfo.Verbs(0xFFFFFF, 1, gid, 1, 1, Mtu.MTU_4096);
-        assertEquals(TransportLevel.VERBS_RC, v.level());
+        assertEquals(EndpointInfo.Verbs.KIND, v.kind());
         assertThrows(IllegalArgumentException.class, () -> new EndpointInfo.Verbs(1 << 24, 1, gid, 1, 1, Mtu.MTU_1024));
         assertThrows(IllegalArgumentException.class, () -> new EndpointInfo.Verbs(1, 1, gid, 1, 0, Mtu.MTU_1024));
         assertEquals(Mtu.MTU_2048, Mtu.fromCode(4));

@@ -1,7 +1,7 @@
 package org.objrdma.cuobj.internal;
 
 import org.objrdma.api.transport.Transport;
-import org.objrdma.client.wire.CuObjDescriptor;
+import org.objrdma.wire.CuObjDescriptor;
 
 /**
  * A client memory agent channel as a descriptor names it, on one transport: the key of a cached connection.

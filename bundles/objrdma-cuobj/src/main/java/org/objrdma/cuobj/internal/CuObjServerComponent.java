@@ -41,6 +41,8 @@ import org.slf4j.LoggerFactory;
 public final class CuObjServerComponent {
     /** Component name and configuration PID. */
     public static final String PID = "org.objrdma.cuobj";
+    /** The default target of the Transport reference: a transport that serves the cuObject flow. */
+    public static final String TRANSPORT_TARGET = "(" + Transport.PROPERTY_FLOWS + "=" + Transport.FLOW_AGENT_ONE_SIDED + ")";
 
     private static final Logger LOG = LoggerFactory.getLogger(CuObjServerComponent.class);
 
@@ -69,7 +71,7 @@ public final class CuObjServerComponent {
         server = created;
         CuObjServer.setDefaultTransport(() -> transport);
         CuObjServer.setDefaultAgentKey(tunable.getAgentKey() != null ? tunable.getAgentKey()
-                : org.objrdma.client.wire.AgentKeys.fromDcKey(tunable.getDcKey()));
+                : org.objrdma.wire.AgentKeys.fromDcKey(tunable.getDcKey()));
         Hashtable<String, Object> props = new Hashtable<>();
         props.put("ip", settings.ip());
         props.put("port", settings.port());
@@ -100,7 +102,7 @@ public final class CuObjServerComponent {
     }
 
     @Reference(name = "transport", service = Transport.class, cardinality = ReferenceCardinality.MANDATORY,
-            policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
+            policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY, target = TRANSPORT_TARGET)
     void bindTransport(Transport t) {
         transport = t;
     }

@@ -108,7 +108,14 @@ public @interface CuObjServerConfig {
             + " bits: 1 GET, 2 PUT (a line per completed operation). Default 0.")
     int telemetry_op_flags() default 0;
 
+    @AttributeDefinition(name = "Allowed addresses", description = "Comma- or space-separated literal CIDR blocks"
+            + " (127.0.0.0/8, ::1, 10.0.0.0/8) a descriptor may name although the address policy refuses them by"
+            + " default: loopback, the unspecified address, multicast and this host's own addresses. Default empty:"
+            + " none of those is dialed (-EACCES).")
+    String allow_addresses() default "";
+
     @AttributeDefinition(name = "Transport target", description = "DS target filter of the Transport reference."
-            + " Default (objrdma.transport.name=*): the best-ranked transport.")
-    String transport_target() default "(objrdma.transport.name=*)";
+            + " Default (objrdma.transport.flows=agent-one-sided): the best-ranked transport that serves the cuObject"
+            + " flow (server-initiated one-sided operations to a client memory agent).")
+    String transport_target() default CuObjServerComponent.TRANSPORT_TARGET;
 }

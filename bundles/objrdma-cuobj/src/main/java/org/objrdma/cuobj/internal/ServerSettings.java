@@ -2,8 +2,8 @@ package org.objrdma.cuobj.internal;
 
 import java.util.List;
 import java.util.Locale;
-import org.objrdma.client.wire.AgentKeys;
-import org.objrdma.client.wire.TokenResult;
+import org.objrdma.wire.AgentKeys;
+import org.objrdma.wire.TokenResult;
 import org.objrdma.cuobj.CuObjDelayMode;
 import org.objrdma.cuobj.CuObjRDMATunable;
 
@@ -51,6 +51,7 @@ public record ServerSettings(String ip, int port, int proto, CuObjRDMATunable tu
         t.setMaxRdAtomic(c.max_rd_atomic());
         t.setTransferTimeoutMs(c.transfer_timeout_ms());
         t.setConnectionCacheSize(c.connection_cache_size());
+        t.setAllowAddresses(c.allow_addresses());
         String key = c.agent_key() == null ? "" : c.agent_key().strip();
         if (!key.isEmpty()) {
             TokenResult<byte[]> parsed = AgentKeys.parse(key);

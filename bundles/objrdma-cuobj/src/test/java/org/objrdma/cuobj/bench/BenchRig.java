@@ -16,7 +16,7 @@ import org.objrdma.api.transport.TransportException;
 import org.objrdma.api.transport.WorkRequest;
 import org.objrdma.client.ClientMemory;
 import org.objrdma.client.CuObjAgent;
-import org.objrdma.client.wire.AgentKeys;
+import org.objrdma.wire.AgentKeys;
 import org.objrdma.cuobj.CuObj;
 import org.objrdma.cuobj.CuObjRDMATunable;
 import org.objrdma.cuobj.CuObjServer;
@@ -51,6 +51,7 @@ final class BenchRig implements AutoCloseable {
         agent = CuObjAgent.open(clientTransport, key, lanes, CuObjAgent.DEFAULT_MAX_REQUEST_SIZE);
         CuObjRDMATunable t = new CuObjRDMATunable();
         t.setAgentKey(key);
+        t.setAllowAddresses("127.0.0.0/8,::1"); // the client agents listen on loopback
         server = new CuObjServer(serverTransport, "127.0.0.1", 0, CuObj.CUOBJ_PROTO_RDMA_DC_V1, t);
         if (!server.isConnected()) {
             throw new IllegalStateException("server did not start");

@@ -3,7 +3,7 @@ package org.objrdma.cuobj.bench;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import org.objrdma.api.telemetry.Telemetry;
-import org.objrdma.client.wire.AgentKeys;
+import org.objrdma.wire.AgentKeys;
 import org.objrdma.cuobj.CuObj;
 import org.objrdma.cuobj.CuObjRDMATunable;
 import org.objrdma.cuobj.CuObjServer;
@@ -26,6 +26,7 @@ public final class ChannelMemoryReport {
         try (TcpTransport t = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP)) {
             CuObjRDMATunable tunable = new CuObjRDMATunable();
             tunable.setAgentKey(AgentKeys.generate());
+            tunable.setAllowAddresses("127.0.0.0/8,::1"); // the client agents listen on loopback
             MemoryMXBean mem = ManagementFactory.getMemoryMXBean();
             int threadsBefore = ManagementFactory.getThreadMXBean().getThreadCount();
             long offHeapBefore = directAndMapped();

@@ -11,7 +11,7 @@ import java.lang.reflect.Proxy;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.objrdma.client.wire.AgentKeys;
+import org.objrdma.wire.AgentKeys;
 import org.objrdma.cuobj.CuObjDelayMode;
 import org.objrdma.cuobj.CuObjRDMATunable;
 
@@ -126,6 +126,9 @@ class ServerSettingsTest {
         refused("connection.cache.size", "connection.cache.size", 0);
         refused("telemetry.flags", "telemetry.flags", 8);
         refused("telemetry.op.flags", "telemetry.op.flags", 4);
+        refused("allow.addresses", "allow.addresses", "localhost");
+        refused("allow.addresses", "allow.addresses", "127.0.0.1/8");
+        refused("allow.addresses", "allow.addresses", "10.0.0.0/33");
     }
 
     @Test
@@ -135,5 +138,8 @@ class ServerSettingsTest {
         assertEquals(CuObjDelayMode.CUOBJ_DELAY_ADAPTIVE,
                 ServerSettings.from(config(keyed("delay.mode", "adaptive"))).tunable().getDelayMode());
         assertEquals("fd00::10", ServerSettings.from(config(keyed("ip", " fd00::10 "))).ip());
+        assertEquals("127.0.0.0/8, ::1",
+                ServerSettings.from(config(keyed("allow.addresses", " 127.0.0.0/8, ::1 "))).tunable().getAllowAddresses());
+        assertEquals("", ServerSettings.from(config(keyed())).tunable().getAllowAddresses(), "default: nothing extra");
     }
 }

@@ -294,8 +294,8 @@ public final class SessionCore implements SessionManager {
         if (r.cookie() == 0) {
             return "cookie must not be 0";
         }
-        if (r.clientEndpoint() != null && t != null && r.clientEndpoint().level() != t.level()) {
-            return "client endpoint is " + r.clientEndpoint().level() + " but the transport is " + t.level();
+        if (r.clientEndpoint() != null && t != null && !r.clientEndpoint().kind().equals(t.endpointKind())) {
+            return "client endpoint is " + r.clientEndpoint().kind() + " but the transport takes " + t.endpointKind();
         }
         if (r.clientRegion() != null && r.clientRegion().length() < r.size()) {
             return "client region of " + r.clientRegion().length() + " bytes is shorter than size " + r.size();
@@ -551,8 +551,7 @@ public final class SessionCore implements SessionManager {
         // objrdma: arguments that only make sense against the session are checked last, still preserving it
         if (s.clientEndpoint != null) {
             long qpn = r.clientQpn();
-            boolean verbs = s.clientEndpoint instanceof EndpointInfo.Verbs;
-            if (qpn < 1 || (verbs && qpn > MAX_24_BITS)) {
+            if (qpn < 1 || qpn > s.clientEndpoint.maxQueueNumber()) {
                 return RcStatus.ARG;
             }
             if (s.op == Op.GET) {
@@ -570,10 +569,7 @@ public final class SessionCore implements SessionManager {
         if (prepared == null) {
             return null;
         }
-        return switch (prepared) {
-            case EndpointInfo.Verbs v -> new EndpointInfo.Verbs((int) clientQpn, clientPsn, v.gid(), v.lid(), v.port(), v.mtu());
-            case EndpointInfo.Tcp tcp -> new EndpointInfo.Tcp(tcp.address(), clientQpn, tcp.key());
-        };
+        return prepared.withQueue(clientQpn, clientPsn); // checked against maxQueueNumber() before
     }
 
     private SessionResult<ReadyResponse> applyOutcome(Session s, Claim claim, DataPhaseResult result) {

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Hashtable;
 import java.util.List;
 import org.objrdma.api.telemetry.Telemetry;
+import org.objrdma.api.transport.EndpointInfo;
 import org.objrdma.api.transport.Gid;
 import org.objrdma.api.transport.Transport;
 import org.objrdma.api.transport.TransportLevel;
@@ -164,6 +165,8 @@ public final class VerbsComponent {
                 Hashtable<String, Object> props = new Hashtable<>();
                 props.put(Transport.PROPERTY_NAME, transport.name());
                 props.put(Transport.PROPERTY_LEVEL, TransportLevel.VERBS_RC.name());
+                props.put(Transport.PROPERTY_ENDPOINT_KIND, EndpointInfo.Verbs.KIND);
+                props.put(Transport.PROPERTY_FLOWS, transport.flows().toArray(String[]::new));
                 props.put(Constants.SERVICE_RANKING, TRANSPORT_RANKING);
                 props.put(VerbsDevice.PROPERTY_DEVICE_NAME, entry.name());
                 props.put(VerbsDevice.PROPERTY_SOFTWARE, library.isSoftware());

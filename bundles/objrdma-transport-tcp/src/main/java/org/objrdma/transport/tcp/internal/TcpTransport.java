@@ -140,6 +140,14 @@ public final class TcpTransport implements StandaloneTcpTransport {
         return TransportLevel.TCP;
     }
 
+    /** The flows of the TCP transport: its memory agent serves the cuObject flow and it runs RC sessions. */
+    static final Set<String> FLOWS = Set.of(Transport.FLOW_AGENT_ONE_SIDED, Transport.FLOW_RC_SESSION);
+
+    @Override
+    public Set<String> flows() {
+        return FLOWS;
+    }
+
     @Override
     public boolean isAvailable() {
         return open;

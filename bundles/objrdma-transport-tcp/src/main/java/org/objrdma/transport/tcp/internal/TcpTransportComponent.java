@@ -9,6 +9,7 @@ import java.util.Set;
 import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.api.transport.Access;
 import org.objrdma.api.transport.Channel;
+import org.objrdma.api.transport.EndpointInfo;
 import org.objrdma.api.transport.ChannelOptions;
 import org.objrdma.api.transport.MemoryRegion;
 import org.objrdma.api.transport.Transport;
@@ -37,6 +38,9 @@ import org.osgi.service.metatype.annotations.Designate;
         property = {
             Transport.PROPERTY_NAME + "=" + TcpTransport.NAME,
             Transport.PROPERTY_LEVEL + "=TCP",
+            Transport.PROPERTY_ENDPOINT_KIND + "=" + EndpointInfo.Tcp.KIND,
+            Transport.PROPERTY_FLOWS + "=" + Transport.FLOW_AGENT_ONE_SIDED, // the same set as TcpTransport.FLOWS
+            Transport.PROPERTY_FLOWS + "=" + Transport.FLOW_RC_SESSION,
             Constants.SERVICE_RANKING + ":Integer=0"
         })
 @Designate(ocd = TcpTransportConfig.class)
@@ -75,6 +79,11 @@ public final class TcpTransportComponent implements Transport {
     @Override
     public TransportLevel level() {
         return transport.level();
+    }
+
+    @Override
+    public Set<String> flows() {
+        return TcpTransport.FLOWS;
     }
 
     @Override

@@ -124,6 +124,14 @@ public final class VerbsTransport implements Transport, AutoCloseable {
         return TransportLevel.VERBS_RC;
     }
 
+    /** RC sessions only: no DC targets, and no memory agent for the cuObject flow. */
+    public static final Set<String> FLOWS = Set.of(Transport.FLOW_RC_SESSION);
+
+    @Override
+    public Set<String> flows() {
+        return FLOWS;
+    }
+
     @Override
     public boolean isAvailable() {
         return !closed;
@@ -229,6 +237,11 @@ public final class VerbsTransport implements Transport, AutoCloseable {
     public Channel openChannel(ChannelOptions options) throws TransportException {
         if (options == null) {
             throw new TransportException(TransportError.INVALID_ARGUMENT, "options must not be null");
+        }
+        if (options.accessKey() != null) {
+            // the Channel contract: without a connect handshake a key could not be enforced, so it is not taken
+            throw new TransportException(TransportError.INVALID_ARGUMENT, "verbs queue pairs take no access key:"
+                    + " RC has no connect handshake to demand it (peers are named by QPN and GID)");
         }
         DeviceAttributes attrs = device.device();
         int send = options.sendQueueDepth();

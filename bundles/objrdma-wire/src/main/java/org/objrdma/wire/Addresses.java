@@ -1,4 +1,4 @@
-package org.objrdma.client.wire;
+package org.objrdma.wire;
 
 import java.net.Inet4Address;
 import java.net.Inet6Address;

@@ -1,7 +1,8 @@
-package org.objrdma.client.wire;
+package org.objrdma.wire;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetAddress;
@@ -14,6 +15,7 @@ import org.objrdma.api.transport.Mtu;
 import org.objrdma.api.transport.RemoteRegion;
 
 class RcTokenTest {
+    private static final Gid GID = new Gid(0xfe80_0000_0000_0000L, 0x0002_c903_00ab_cdefL);
 
     @Test
     void writesTheFieldsInWireOrderLittleEndian() {
@@ -33,7 +35,46 @@ class RcTokenTest {
         RcToken zero = RcToken.parse("0".repeat(88)).value();
         assertTrue(zero.isLoopbackMarker());
         assertEquals(RcToken.LOOPBACK_MARKER, zero);
-        assertFalse(RcToken.parse("1" + "0".repeat(87)).value().isLoopbackMarker());
+        assertEquals(TokenError.UNSPECIFIED_GID, RcToken.parse("1" + "0".repeat(87)).error(),
+                "zeros but the transport byte: not the marker, and its GID names no host");
+        assertFalse(RcToken.parse(new RcToken(0, 0, GID, 0, 0, 0, 0, 0).format()).value().isLoopbackMarker());
+    }
+
+    /** A token of {@code gid}, {@code addr}, {@code length} as 88 hex characters, written field by field. */
+    private static String token(String gidHex, String addrLe, String lengthLe) {
+        return "01" + "05000000" + gidHex + "09000000" + addrLe + lengthLe + "01" + "0000";
+    }
+
+    @Test
+    void refusesGidsThatNameNoHost() {
+        assertEquals(TokenError.UNSPECIFIED_GID,
+                RcToken.parse(token("0".repeat(32), "0010000000000000", "0020000000000000")).error(), "::");
+        assertEquals(TokenError.UNSPECIFIED_GID, RcToken.parse(token("00000000000000000000ffff00000000",
+                "0010000000000000", "0020000000000000")).error(), "::ffff:0.0.0.0");
+        assertEquals(TokenError.UNSPECIFIED_GID, RcTokenHeader.parse(token("0".repeat(32), "0010000000000000",
+                "0020000000000000") + ":1:1").error());
+        assertThrows(IllegalArgumentException.class, () -> new RcToken(1, 5, Gid.ZERO, 9, 0x1000, 0x2000, 1, 0));
+    }
+
+    @Test
+    void refusesLengthsThatDoNotFitInsteadOfClampingThem() {
+        String gid = GID.toHex();
+        assertEquals(TokenError.BAD_SIZE, RcToken.parse(token(gid, "0010000000000000", "ffffffffffffffff")).error(),
+                "length all ones (main clamped it to 0)");
+        assertEquals(TokenError.BAD_SIZE, RcToken.parse(token(gid, "0010000000000000", "0000000000000080")).error(),
+                "length 2^63");
+        assertEquals(TokenError.BAD_SIZE, RcToken.parse(token(gid, "00f0ffffffffffff", "0020000000000000")).error(),
+                "address + length wraps past 2^64");
+        assertEquals(TokenError.BAD_SIZE, RcToken.parse(token(gid, "ffffffffffffffff", "0000000000000000")).error(),
+                "address all ones");
+        RcToken fits = RcToken.parse(token(gid, "0010000000000000", "ffffffffffffff7f")).value();
+        assertEquals(Long.MAX_VALUE, fits.remoteRegion().length());
+        assertThrows(IllegalArgumentException.class, () -> new RcToken(1, 5, GID, 9, 0x1000, -1, 1, 0));
+        // the header's span
+        String t = token(gid, "0010000000000000", "0020000000000000");
+        assertEquals(TokenError.BAD_SIZE, RcTokenHeader.parse(t + ":1000:ffffffffffffffff").error());
+        assertEquals(TokenError.BAD_SIZE, RcTokenHeader.parse(t + ":ffffffffffffffff:1").error());
+        assertTrue(RcTokenHeader.parse(t + ":1000:2000").isOk());
     }
 
     @Test
@@ -60,9 +101,9 @@ class RcTokenTest {
         assertEquals(RcToken.TRANSPORT_RC, t.transport());
         assertEquals(v, RcToken.parse(t.format()).value().verbsEndpoint(0x42, Mtu.MTU_4096).value());
         assertEquals(TokenError.WRONG_TRANSPORT, t.tcpEndpoint(AgentKeys.generate()).error());
-        RcToken wide = new RcToken(RcToken.TRANSPORT_RC, 0x1_000_000L, Gid.ZERO, 0, 0, 0, 1, 0);
+        RcToken wide = new RcToken(RcToken.TRANSPORT_RC, 0x1_000_000L, GID, 0, 0, 0, 1, 0);
         assertEquals(TokenError.OUT_OF_RANGE, wide.verbsEndpoint(1, Mtu.MTU_1024).error());
-        RcToken noPort = new RcToken(RcToken.TRANSPORT_TCP, 1, Gid.ZERO, 0, 0, 0, 1, 0);
+        RcToken noPort = new RcToken(RcToken.TRANSPORT_TCP, 1, GID, 0, 0, 0, 1, 0);
         assertEquals(TokenError.NOT_TCP_ADDRESSABLE, noPort.tcpEndpoint(AgentKeys.generate()).error());
     }
 
@@ -79,7 +120,7 @@ class RcTokenTest {
 
     @Test
     void theExtendedHeaderFormCarriesAddressAndSize() {
-        RcToken t = new RcToken(RcToken.TRANSPORT_RC, 5, Gid.ZERO, 9, 0x1000, 0x2000, 1, 0);
+        RcToken t = new RcToken(RcToken.TRANSPORT_RC, 5, GID, 9, 0x1000, 0x2000, 1, 0);
         String hex = t.format();
         RcTokenHeader h = RcTokenHeader.parse(hex + ":1000:2000").value();
         assertEquals(t, h.token());

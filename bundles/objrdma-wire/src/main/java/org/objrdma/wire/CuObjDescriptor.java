@@ -1,4 +1,4 @@
-package org.objrdma.client.wire;
+package org.objrdma.wire;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -39,7 +39,7 @@ import org.objrdma.api.transport.RemoteRegion;
  * with the {@code :addr:size} suffix and a trailing {@code ;} are {@link CuObjTokenHeader}'s.
  *
  * @param remoteAddress field 1, raddr: the client region's base address
- * @param regionSize    field 2, rsize: the region's size, 0 .. 2^32 - 1
+ * @param regionSize    field 2, rsize: the region's size, 0 .. 2^32 - 2
  * @param rkey          field 3: the region's remote key (32 bits)
  * @param lid           field 4: LID (verbs) or agent port (TCP), 0 .. 65535
  * @param targetNumber  field 5: DC target number (verbs) or agent channel id (TCP), 0 .. 2^24 - 1
@@ -51,8 +51,12 @@ public record CuObjDescriptor(long remoteAddress, long regionSize, int rkey, int
 
     /** Characters of a descriptor. */
     public static final int LENGTH = 81;
-    /** Largest region a descriptor can describe: rsize is 32 bits. */
-    public static final long MAX_REGION_SIZE = 0xFFFF_FFFFL;
+    /**
+     * Largest region a descriptor can describe: rsize is 32 bits, and its all-ones value ({@code ffffffff}, C's
+     * {@code -1}) is refused.
+     */
+    public static final long MAX_REGION_SIZE = 0xFFFF_FFFEL;
+    private static final long RSIZE_ALL_ONES = 0xFFFF_FFFFL;
     /** Largest target number (channel id): 24 bits. */
     public static final int MAX_TARGET_NUMBER = 0xFF_FFFF;
 
@@ -62,7 +66,7 @@ public record CuObjDescriptor(long remoteAddress, long regionSize, int rkey, int
     private static final String[] NAMES = {"raddr", "rsize", "rkey", "lid", "qp", "has_gid", "gid"};
 
     public CuObjDescriptor {
-        if (regionSize < 0 || regionSize > MAX_REGION_SIZE) {
+        if (regionSize < 0 || regionSize > RSIZE_ALL_ONES) {
             throw new IllegalArgumentException("rsize is 32 bits, was " + regionSize);
         }
         if ((lid & ~0xFFFF) != 0) {
@@ -72,6 +76,30 @@ public record CuObjDescriptor(long remoteAddress, long regionSize, int rkey, int
             throw new IllegalArgumentException("qp (DC target number) is 24 bits, was " + targetNumber);
         }
         Objects.requireNonNull(gid, "gid");
+        Ranges.require(refusal(remoteAddress, regionSize, hasGid, gid));
+    }
+
+    /**
+     * The checks after the shape: rsize not all ones ({@code ffffffff}, the C {@code -1}) and
+     * {@code [raddr, raddr + rsize)} not wrapping ({@link TokenError#BAD_SIZE}); with has_gid 1 a GID that names a
+     * host ({@link TokenError#UNSPECIFIED_GID}); with has_gid 0 an all-zero GID field ({@link TokenError#STRAY_GID}).
+     */
+    private static TokenResult<CuObjDescriptor> refusal(long raddr, long rsize, boolean hasGid, Gid gid) {
+        if (rsize == RSIZE_ALL_ONES) {
+            return TokenResult.error(TokenError.BAD_SIZE, "rsize is all ones (ffffffff)");
+        }
+        TokenResult<CuObjDescriptor> r = Ranges.range("the region", raddr, rsize);
+        if (r != null) {
+            return r;
+        }
+        if (hasGid) {
+            return Ranges.gid("gid", gid);
+        }
+        if (!gid.equals(Gid.ZERO)) {
+            return TokenResult.error(TokenError.STRAY_GID, "has_gid is 0 but the gid field is " + gid.toHex()
+                    + ", not zeros");
+        }
+        return null;
     }
 
     /**
@@ -97,7 +125,9 @@ public record CuObjDescriptor(long remoteAddress, long regionSize, int rkey, int
      * Parses a bare descriptor (exactly {@value #LENGTH} characters, nothing before or after).
      * Checks, in order: not empty ({@link TokenError#EMPTY}); length ({@link TokenError#WRONG_LENGTH}); the six
      * separators ({@link TokenError#BAD_SEPARATOR}); hex digits in every field ({@link TokenError#NOT_HEX});
-     * has_gid 0 or 1 ({@link TokenError#BAD_HAS_GID}).
+     * has_gid 0 or 1 ({@link TokenError#BAD_HAS_GID}); then {@link TokenError#BAD_SIZE} (rsize all ones, the region
+     * wraps), {@link TokenError#UNSPECIFIED_GID} (has_gid 1 with {@code ::} or {@code ::ffff:0.0.0.0}) and
+     * {@link TokenError#STRAY_GID} (has_gid 0 with a GID that is not zeros).
      */
     public static TokenResult<CuObjDescriptor> parse(CharSequence text) {
         if (text == null || text.isEmpty()) {
@@ -135,7 +165,12 @@ public record CuObjDescriptor(long remoteAddress, long regionSize, int rkey, int
         int qp = (int) Hex.value(text, START[4], END[4]);
         long gidHigh = Hex.value(text, START[6], START[6] + 16);
         long gidLow = Hex.value(text, START[6] + 16, END[6]);
-        return TokenResult.ok(new CuObjDescriptor(raddr, rsize, rkey, lid, qp, hasGid == 1, new Gid(gidHigh, gidLow)));
+        Gid gid = new Gid(gidHigh, gidLow);
+        TokenResult<CuObjDescriptor> refused = refusal(raddr, rsize, hasGid == 1, gid);
+        if (refused != null) {
+            return refused;
+        }
+        return TokenResult.ok(new CuObjDescriptor(raddr, rsize, rkey, lid, qp, hasGid == 1, gid));
     }
 
     /** The 81 lower-case characters. */

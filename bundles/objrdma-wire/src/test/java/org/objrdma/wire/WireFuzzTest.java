@@ -1,4 +1,4 @@
-package org.objrdma.client.wire;
+package org.objrdma.wire;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -23,24 +23,43 @@ class WireFuzzTest {
     private static final String ALPHABET = "0123456789abcdefABCDEFxyz:;- \t\n\u0000é";
 
     private static final Set<TokenError> DESCRIPTOR_ERRORS = EnumSet.of(TokenError.EMPTY, TokenError.WRONG_LENGTH,
-            TokenError.BAD_SEPARATOR, TokenError.NOT_HEX, TokenError.BAD_HAS_GID);
+            TokenError.BAD_SEPARATOR, TokenError.NOT_HEX, TokenError.BAD_HAS_GID, TokenError.BAD_SIZE,
+            TokenError.UNSPECIFIED_GID, TokenError.STRAY_GID);
     private static final Set<TokenError> HEADER_ERRORS = EnumSet.of(TokenError.EMPTY, TokenError.WRONG_LENGTH,
             TokenError.BAD_SEPARATOR, TokenError.NOT_HEX, TokenError.BAD_HAS_GID, TokenError.TRAILING_CHARACTERS,
-            TokenError.BAD_SUFFIX);
+            TokenError.BAD_SUFFIX, TokenError.BAD_SIZE, TokenError.UNSPECIFIED_GID, TokenError.STRAY_GID);
     private static final Set<TokenError> RC_ERRORS = EnumSet.of(TokenError.EMPTY, TokenError.WRONG_LENGTH,
-            TokenError.NOT_HEX);
+            TokenError.NOT_HEX, TokenError.UNSPECIFIED_GID, TokenError.BAD_SIZE);
     private static final Set<TokenError> RC_HEADER_ERRORS = EnumSet.of(TokenError.EMPTY, TokenError.WRONG_LENGTH,
-            TokenError.NOT_HEX, TokenError.TRAILING_CHARACTERS, TokenError.BAD_SUFFIX);
+            TokenError.NOT_HEX, TokenError.TRAILING_CHARACTERS, TokenError.BAD_SUFFIX, TokenError.UNSPECIFIED_GID,
+            TokenError.BAD_SIZE);
     private static final Set<TokenError> KEY_ERRORS = EnumSet.of(TokenError.EMPTY, TokenError.BAD_KEY);
 
     static CuObjDescriptor randomDescriptor(Random r) {
-        return new CuObjDescriptor(r.nextLong(), r.nextLong() & 0xFFFF_FFFFL, r.nextInt(), r.nextInt() & 0xFFFF,
-                r.nextInt() & 0xFF_FFFF, r.nextBoolean(), new Gid(r.nextLong(), r.nextLong()));
+        boolean hasGid = r.nextBoolean();
+        return new CuObjDescriptor(r.nextLong() >>> 1, Math.floorMod(r.nextLong(), 0xFFFF_FFFFL),
+                r.nextInt(), r.nextInt() & 0xFFFF, r.nextInt() & 0xFF_FFFF, hasGid,
+                hasGid ? new Gid(r.nextLong() | 1, r.nextLong()) : Gid.ZERO);
     }
 
     static RcToken randomToken(Random r) {
-        return new RcToken(r.nextInt(256), r.nextLong() & 0xFFFF_FFFFL, new Gid(r.nextLong(), r.nextLong()), r.nextInt(),
-                r.nextLong(), r.nextLong(), r.nextInt(256), r.nextInt(65536));
+        return new RcToken(r.nextInt(256), r.nextLong() & 0xFFFF_FFFFL, new Gid(r.nextLong() | 1, r.nextLong()), r.nextInt(),
+                r.nextLong() >>> 2, r.nextLong() >>> 2, r.nextInt(256), r.nextInt(65536));
+    }
+
+    /** A field of random width and content, biased to the edges (zeros, all ones, the top bit). */
+    private static String edgyHex(Random r, int digits) {
+        StringBuilder b = new StringBuilder(digits);
+        int mode = r.nextInt(4);
+        for (int i = 0; i < digits; i++) {
+            b.append(switch (mode) {
+                case 0 -> 'f';
+                case 1 -> '0';
+                case 2 -> i == 0 ? '8' : '0';
+                default -> "0123456789abcdef".charAt(r.nextInt(16));
+            });
+        }
+        return b.toString();
     }
 
     private static String randomString(Random r, int maxLength) {
@@ -118,7 +137,7 @@ class WireFuzzTest {
         for (int i = 0; i < ROUNDS; i++) {
             CuObjDescriptor d = randomDescriptor(r);
             Optional<CuObjTokenHeader.Span> span = r.nextBoolean() ? Optional.empty()
-                    : Optional.of(new CuObjTokenHeader.Span(r.nextLong(), r.nextLong()));
+                    : Optional.of(new CuObjTokenHeader.Span(r.nextLong() >>> 1, r.nextLong() >>> 2));
             CuObjTokenHeader h = new CuObjTokenHeader(d, span);
             String text = h.format() + (r.nextBoolean() ? ";" : "");
             assertEquals(h, CuObjTokenHeader.parse(text).value(), "round trip of " + text);
@@ -153,6 +172,42 @@ class WireFuzzTest {
             String noise = randomString(r, 120);
             assertDocumented(safely(RcToken::parse, noise), RC_ERRORS, noise);
             assertDocumented(safely(RcTokenHeader::parse, noise), RC_HEADER_ERRORS, noise);
+        }
+    }
+
+    /**
+     * Well-shaped input whose fields sit at the edges: every parser either accepts (and then the value round-trips
+     * and obeys the semantic rules) or refuses with a documented error; none throws.
+     */
+    @Test
+    void edgeValuedFieldsAreAcceptedOnlyWhenMeaningful() {
+        Random r = new Random(0x5EED);
+        for (int i = 0; i < ROUNDS; i++) {
+            String d = edgyHex(r, 16) + ":" + edgyHex(r, 8) + ":" + edgyHex(r, 8) + ":" + edgyHex(r, 4) + ":"
+                    + edgyHex(r, 6) + ":" + (r.nextBoolean() ? "1" : "0") + ":" + edgyHex(r, 16) + edgyHex(r, 16);
+            TokenResult<CuObjDescriptor> pd = safely(CuObjDescriptor::parse, d);
+            assertDocumented(pd, DESCRIPTOR_ERRORS, d);
+            if (pd.isOk()) {
+                CuObjDescriptor v = pd.value();
+                assertTrue(v.regionSize() != 0xFFFF_FFFFL && v.remoteAddress() != -1, d);
+                assertTrue(v.hasGid() ? !Ranges.isUnspecified(v.gid()) : v.gid().equals(Gid.ZERO), d);
+                assertEquals(d, v.format());
+            }
+            String header = d + ":" + edgyHex(r, 1 + r.nextInt(16)) + ":" + edgyHex(r, 1 + r.nextInt(16));
+            TokenResult<CuObjTokenHeader> ph = safely(CuObjTokenHeader::parse, header);
+            assertDocumented(ph, HEADER_ERRORS, header);
+            ph.toOptional().flatMap(CuObjTokenHeader::span).ifPresent(s -> assertTrue(s.size() >= 0 && s.address() != -1
+                    && Long.compareUnsigned(s.address() + Math.max(s.size(), 1) - 1, s.address()) >= 0, header));
+            String token = edgyHex(r, 2) + edgyHex(r, 8) + edgyHex(r, 32) + edgyHex(r, 8) + edgyHex(r, 16)
+                    + edgyHex(r, 16) + edgyHex(r, 2) + edgyHex(r, 4);
+            TokenResult<RcToken> pt = safely(RcToken::parse, token);
+            assertDocumented(pt, RC_ERRORS, token);
+            if (pt.isOk()) {
+                RcToken t = pt.value();
+                assertTrue(t.length() >= 0, token);
+                assertTrue(t.isLoopbackMarker() || !Ranges.isUnspecified(t.gid()), token);
+                assertEquals(t.length(), t.remoteRegion().length(), "no clamping");
+            }
         }
     }
 

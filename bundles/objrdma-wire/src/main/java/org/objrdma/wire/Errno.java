@@ -1,4 +1,4 @@
-package org.objrdma.client.wire;
+package org.objrdma.wire;
 
 /**
  * Linux x86-64 / aarch64 errno values. The cuObject API returns them negated ({@code -EIO}); clients return

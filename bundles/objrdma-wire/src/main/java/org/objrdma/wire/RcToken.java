@@ -1,4 +1,4 @@
-package org.objrdma.client.wire;
+package org.objrdma.wire;
 
 import java.net.InetSocketAddress;
 import java.util.Objects;
@@ -67,6 +67,22 @@ public record RcToken(int transport, long qpNum, Gid gid, int rkey, long remoteA
             throw new IllegalArgumentException("qpNum is 32 bits, was " + qpNum);
         }
         Objects.requireNonNull(gid, "gid");
+        Ranges.require(refusal(transport, qpNum, gid, rkey, remoteAddress, length, portNum, lid));
+    }
+
+    /**
+     * The checks after the shape, skipped for the all-zero loopback marker: a GID that names a host
+     * ({@link TokenError#UNSPECIFIED_GID}); a length that fits a Java {@code long} (a u64 with the top bit set,
+     * all ones included, is refused instead of clamped to 0) and a region that neither wraps nor starts at all
+     * ones ({@link TokenError#BAD_SIZE}).
+     */
+    private static TokenResult<RcToken> refusal(int transport, long qpNum, Gid gid, int rkey, long address,
+                                                long length, int portNum, int lid) {
+        if ((transport | qpNum | rkey | address | length | portNum | lid) == 0 && gid.equals(Gid.ZERO)) {
+            return null; // the loopback marker
+        }
+        TokenResult<RcToken> r = Ranges.gid("the token's gid", gid);
+        return r != null ? r : Ranges.range("the token's region", address, length);
     }
 
     /** The RC token of a verbs queue pair and (optionally, else zeros) a region. */
@@ -94,7 +110,9 @@ public record RcToken(int transport, long qpNum, Gid gid, int rkey, long remoteA
     /**
      * Parses exactly {@value #LENGTH} hex digits (either case). Checks, in order: not empty
      * ({@link TokenError#EMPTY}), length ({@link TokenError#WRONG_LENGTH}), hex digits only
-     * ({@link TokenError#NOT_HEX}). Every transport byte is accepted; callers check {@link #transport()}.
+     * ({@link TokenError#NOT_HEX}); then, except for the all-zero loopback marker, {@link TokenError#UNSPECIFIED_GID}
+     * and {@link TokenError#BAD_SIZE} (a length with the top bit set, a wrapping region). Every transport byte is
+     * accepted; callers check {@link #transport()}.
      */
     public static TokenResult<RcToken> parse(CharSequence text) {
         if (text == null || text.isEmpty()) {
@@ -120,7 +138,8 @@ public record RcToken(int transport, long qpNum, Gid gid, int rkey, long remoteA
         long len = Hex.littleEndian(text, LEN, 8);
         int port = Hex.byteAt(text, PORT, 0);
         int lid = (int) Hex.littleEndian(text, LID, 2);
-        return TokenResult.ok(new RcToken(transport, qpNum, gid, rkey, addr, len, port, lid));
+        TokenResult<RcToken> refused = refusal(transport, qpNum, gid, rkey, addr, len, port, lid);
+        return refused != null ? refused : TokenResult.ok(new RcToken(transport, qpNum, gid, rkey, addr, len, port, lid));
     }
 
     /** The 88 lower-case characters. */
@@ -145,7 +164,7 @@ public record RcToken(int transport, long qpNum, Gid gid, int rkey, long remoteA
 
     /** The region the token names (zeros when it names none). */
     public RemoteRegion remoteRegion() {
-        return new RemoteRegion(remoteAddress, Math.max(0, length), rkey);
+        return new RemoteRegion(remoteAddress, length, rkey); // the constructor refused a negative length
     }
 
     /**

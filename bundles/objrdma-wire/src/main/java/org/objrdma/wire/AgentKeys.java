@@ -1,4 +1,4 @@
-package org.objrdma.client.wire;
+package org.objrdma.wire;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package org.objrdma.client.wire;
+package org.objrdma.wire;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -15,6 +15,45 @@ import org.objrdma.api.transport.Gid;
 class CuObjDescriptorTest {
     /** The example of the field layout, as the format string "%016lx:%08x:%08x:%04x:%06x:%01x:%016lx%016lx" writes it. */
     static final String EXAMPLE = "0102030405060708:01020304:0a0b0c0d:0102:010203:1:0102030405060708090a0b0c0d0e0f10";
+    private static final Gid GID = new Gid(0xfe80_0000_0000_0000L, 0x0002_c903_00ab_cdefL);
+
+    /** EXAMPLE with field {@code [from, to)} replaced. */
+    private static String with(int from, int to, String replacement) {
+        return EXAMPLE.substring(0, from) + replacement + EXAMPLE.substring(to);
+    }
+
+    @Test
+    void refusesGidsThatNameNoHost() {
+        String unspecified = with(49, 81, "00000000000000000000000000000000");
+        assertEquals(TokenError.UNSPECIFIED_GID, CuObjDescriptor.parse(unspecified).error(), "::");
+        String mappedAny = with(49, 81, "00000000000000000000ffff00000000");
+        assertEquals(TokenError.UNSPECIFIED_GID, CuObjDescriptor.parse(mappedAny).error(), "::ffff:0.0.0.0");
+        assertEquals(TokenError.UNSPECIFIED_GID, CuObjTokenHeader.parse(unspecified + ";").error());
+        assertThrows(IllegalArgumentException.class, () -> new CuObjDescriptor(1, 1, 1, 1, 1, true, Gid.ZERO));
+        // has_gid 0 may carry only zeros
+        String stray = with(47, 48, "0");
+        assertEquals(TokenError.STRAY_GID, CuObjDescriptor.parse(stray).error());
+        assertThrows(IllegalArgumentException.class, () -> new CuObjDescriptor(1, 1, 1, 1, 1, false, GID));
+        assertTrue(CuObjDescriptor.parse(with(47, 81, "0:00000000000000000000000000000000")).isOk(),
+                "an InfiniBand DC descriptor without GID still parses");
+    }
+
+    @Test
+    void refusesAllOnesSizesAndWrappingRegions() {
+        assertEquals(TokenError.BAD_SIZE, CuObjDescriptor.parse(with(17, 25, "ffffffff")).error(), "rsize all ones");
+        assertEquals(TokenError.BAD_SIZE, CuObjDescriptor.parse(with(0, 16, "ffffffffffffffff")).error(), "raddr all ones");
+        assertEquals(TokenError.BAD_SIZE, CuObjDescriptor.parse(with(0, 16, "ffffffffffffff00")).error(),
+                "raddr + rsize wraps past 2^64");
+        assertTrue(CuObjDescriptor.parse(with(0, 25, "fffffffe00000000:fffffffe")).isOk(), "ends at 2^64 - 2");
+        assertThrows(IllegalArgumentException.class, () -> new CuObjDescriptor(1, 0xFFFF_FFFFL, 1, 1, 1, true, GID));
+        // the span of the header form: all ones, a size above 2^63 - 1, a wrap
+        assertEquals(TokenError.BAD_SIZE, CuObjTokenHeader.parse(EXAMPLE + ":1000:ffffffffffffffff").error());
+        assertEquals(TokenError.BAD_SIZE, CuObjTokenHeader.parse(EXAMPLE + ":1000:8000000000000000;").error());
+        assertEquals(TokenError.BAD_SIZE, CuObjTokenHeader.parse(EXAMPLE + ":ffffffffffffffff:0").error());
+        assertEquals(TokenError.BAD_SIZE, CuObjTokenHeader.parse(EXAMPLE + ":fffffffffffff000:2000").error());
+        assertThrows(IllegalArgumentException.class, () -> new CuObjTokenHeader.Span(0x1000, -1));
+        assertTrue(CuObjTokenHeader.parse(EXAMPLE + ":fffffffffffff000:1000").isOk(), "ends exactly at 2^64");
+    }
 
     @Test
     void parsesEveryFieldOfTheDocumentedLayout() {
@@ -32,9 +71,11 @@ class CuObjDescriptorTest {
 
     @Test
     void formatsTheFullWidthOfEveryFieldIncludingHighBits() {
-        CuObjDescriptor d = new CuObjDescriptor(-1L, 0xFFFF_FFFFL, -1, 0xFFFF, 0xFF_FFFF, false, new Gid(-1L, -1L));
+        // the widest values a descriptor may carry: all ones where the field has no size meaning
+        CuObjDescriptor d = new CuObjDescriptor(-2L - 0xFFFF_FFFEL, 0xFFFF_FFFEL, -1, 0xFFFF, 0xFF_FFFF, true,
+                new Gid(-1L, -1L));
         String s = d.format();
-        assertEquals("ffffffffffffffff:ffffffff:ffffffff:ffff:ffffff:0:ffffffffffffffffffffffffffffffff", s);
+        assertEquals("ffffffff00000000:fffffffe:ffffffff:ffff:ffffff:1:ffffffffffffffffffffffffffffffff", s);
         assertEquals(d, CuObjDescriptor.parse(s).value());
         assertEquals(new CuObjDescriptor(0, 0, 0, 0, 0, false, Gid.ZERO),
                 CuObjDescriptor.parse("0000000000000000:00000000:00000000:0000:000000:0:00000000000000000000000000000000").value());
@@ -104,19 +145,19 @@ class CuObjDescriptorTest {
         CuObjDescriptor noGid = new CuObjDescriptor(1, 1, 1, 5, 1, false, Gid.ZERO);
         assertFalse(noGid.isTcpAddressable());
         assertEquals(TokenError.NOT_TCP_ADDRESSABLE, noGid.tcpEndpoint(AgentKeys.generate()).error());
-        CuObjDescriptor noPort = new CuObjDescriptor(1, 1, 1, 0, 1, true, Gid.ZERO);
+        CuObjDescriptor noPort = new CuObjDescriptor(1, 1, 1, 0, 1, true, GID);
         assertEquals(TokenError.NOT_TCP_ADDRESSABLE, noPort.tcpAgentAddress().error());
     }
 
     @Test
     void coversChecksTheRangeWithoutOverflow() {
-        CuObjDescriptor d = new CuObjDescriptor(0x1000, 0x100, 1, 1, 1, true, Gid.ZERO);
+        CuObjDescriptor d = new CuObjDescriptor(0x1000, 0x100, 1, 1, 1, true, GID);
         assertTrue(d.covers(0x1000, 0x100));
         assertTrue(d.covers(0x10ff, 1));
         assertFalse(d.covers(0x0fff, 2));
         assertFalse(d.covers(0x1001, 0x100));
         assertFalse(d.covers(0x1000, Long.MAX_VALUE));
-        CuObjDescriptor top = new CuObjDescriptor(-16L, 16, 1, 1, 1, true, Gid.ZERO);
+        CuObjDescriptor top = new CuObjDescriptor(-16L, 16, 1, 1, 1, true, GID);
         assertTrue(top.covers(-16L, 16));
         assertFalse(top.covers(-8L, 16), "wraps past 2^64");
     }

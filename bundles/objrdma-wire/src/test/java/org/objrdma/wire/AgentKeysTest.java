@@ -1,4 +1,4 @@
-package org.objrdma.client.wire;
+package org.objrdma.wire;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

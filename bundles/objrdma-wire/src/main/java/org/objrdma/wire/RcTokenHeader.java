@@ -1,4 +1,4 @@
-package org.objrdma.client.wire;
+package org.objrdma.wire;
 
 import java.util.Objects;
 import java.util.Optional;
@@ -21,7 +21,8 @@ public record RcTokenHeader(RcToken token, Optional<CuObjTokenHeader.Span> span)
     /**
      * Parses a header value. Checks, in order: not empty; at least 88 characters ({@link TokenError#WRONG_LENGTH});
      * the token as {@link RcToken#parse}; nothing or {@code :} after it ({@link TokenError#TRAILING_CHARACTERS});
-     * a suffix of exactly two fields of 1..16 hex digits ({@link TokenError#BAD_SUFFIX}).
+     * a suffix of exactly two fields of 1..16 hex digits ({@link TokenError#BAD_SUFFIX}) naming a span the way
+     * {@link CuObjTokenHeader#parse} requires ({@link TokenError#BAD_SIZE}).
      */
     public static TokenResult<RcTokenHeader> parse(String value) {
         if (value == null || value.isEmpty()) {
@@ -35,32 +36,15 @@ public record RcTokenHeader(RcToken token, Optional<CuObjTokenHeader.Span> span)
         if (!t.isOk()) {
             return TokenResult.error(t.error(), t.detail());
         }
-        if (value.length() == RcToken.LENGTH) {
-            return TokenResult.ok(new RcTokenHeader(t.value(), Optional.empty()));
-        }
-        if (value.charAt(RcToken.LENGTH) != ':') {
-            return TokenResult.error(TokenError.TRAILING_CHARACTERS, "after the token only ':addr:size' may follow");
-        }
-        int from = RcToken.LENGTH + 1;
-        int colon = value.indexOf(':', from);
-        int end = value.length();
-        if (colon < 0 || colon - from < 1 || colon - from > 16 || end - colon - 1 < 1 || end - colon - 1 > 16
-                || !Hex.isHex(value, from, colon) || !Hex.isHex(value, colon + 1, end)) {
-            return TokenResult.error(TokenError.BAD_SUFFIX, "the suffix must be ':addr:size', each 1 to 16 hex digits");
-        }
-        return TokenResult.ok(new RcTokenHeader(t.value(), Optional.of(
-                new CuObjTokenHeader.Span(Hex.value(value, from, colon), Hex.value(value, colon + 1, end)))));
+        RcToken token = t.value();
+        return CuObjTokenHeader.Span.parseSuffix(value, RcToken.LENGTH, value.length(),
+                "after the token only ':addr:size' may follow").map(span -> new RcTokenHeader(token, span));
     }
 
     /** The header value: the token, then {@code :addr:size} with 16 digits each if a span is present. */
     public String format() {
         StringBuilder b = new StringBuilder(RcToken.LENGTH + 34).append(token.format());
-        span.ifPresent(s -> {
-            b.append(':');
-            Hex.append(b, s.address(), 16);
-            b.append(':');
-            Hex.append(b, s.size(), 16);
-        });
+        span.ifPresent(s -> s.appendTo(b));
         return b.toString();
     }
 }

@@ -1,4 +1,4 @@
-package org.objrdma.client.wire;
+package org.objrdma.wire;
 
 /** Fixed-width hexadecimal fields without allocation: the parsers' hot path runs on every request. */
 final class Hex {

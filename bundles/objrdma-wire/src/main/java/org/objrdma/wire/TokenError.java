@@ -1,4 +1,4 @@
-package org.objrdma.client.wire;
+package org.objrdma.wire;
 
 /** Why a token, descriptor, header value or key was refused. Parsers return these; they never throw. */
 public enum TokenError {
@@ -23,5 +23,25 @@ public enum TokenError {
     /** A field's value does not fit what it maps to (a verbs QPN above 24 bits, port 0). */
     OUT_OF_RANGE,
     /** An access key is not 16 to 64 bytes of hex or base64. */
-    BAD_KEY
+    BAD_KEY,
+    /**
+     * A GID that names no host: the unspecified address {@code ::} or its IPv4-mapped form
+     * {@code ::ffff:0.0.0.0} (a token or descriptor must name the peer; the all-zero RC token, the loopback
+     * marker, is the one exception).
+     */
+    UNSPECIFIED_GID,
+    /** A descriptor with has_gid 0 whose GID field is not all zeros: the GID would be silently ignored. */
+    STRAY_GID,
+    /**
+     * A size or address field that cannot be meant: all ones (the {@code -1} of C), a 64-bit size with the top bit
+     * set (it does not fit a Java {@code long} length), or an address range that wraps past 2^64.
+     */
+    BAD_SIZE,
+    /**
+     * An address a server refuses to dial because its {@link AddressPolicy} does not allow it: loopback, the
+     * unspecified address, or one of the server host's own addresses, unless the configured allow list names it.
+     */
+    ADDRESS_NOT_ALLOWED,
+    /** An allow-list entry of an {@link AddressPolicy} is not a literal CIDR block. */
+    BAD_CIDR
 }
