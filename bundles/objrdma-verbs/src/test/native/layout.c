@@ -131,6 +131,11 @@ static void structs(void)
 	F(ibv_wc, imm_data); F(ibv_wc, invalidated_rkey); F(ibv_wc, qp_num); F(ibv_wc, src_qp);
 	F(ibv_wc, wc_flags); F(ibv_wc, pkey_index); F(ibv_wc, slid); F(ibv_wc, sl); F(ibv_wc, dlid_path_bits);
 
+	S(ibv_async_event);
+	F(ibv_async_event, element); F(ibv_async_event, element.cq); F(ibv_async_event, element.qp);
+	F(ibv_async_event, element.srq); F(ibv_async_event, element.wq); F(ibv_async_event, element.port_num);
+	F(ibv_async_event, event_type);
+
 	S(ibv_mr);
 	F(ibv_mr, context); F(ibv_mr, pd); F(ibv_mr, addr); F(ibv_mr, length); F(ibv_mr, handle);
 	F(ibv_mr, lkey); F(ibv_mr, rkey);
@@ -239,6 +244,8 @@ static void enums(void)
 	/* ibv_port_state */
 	E(IBV_PORT_NOP); E(IBV_PORT_DOWN); E(IBV_PORT_INIT); E(IBV_PORT_ARMED); E(IBV_PORT_ACTIVE);
 	E(IBV_PORT_ACTIVE_DEFER);
+	/* ibv_event_type: the ones the transport acts on */
+	E(IBV_EVENT_DEVICE_FATAL); E(IBV_EVENT_PORT_ACTIVE); E(IBV_EVENT_PORT_ERR);
 	/* smaller enums the binding touches */
 	E(IBV_LINK_LAYER_UNSPECIFIED); E(IBV_LINK_LAYER_INFINIBAND); E(IBV_LINK_LAYER_ETHERNET);
 	E(IBV_MIG_MIGRATED); E(IBV_MIG_REARM); E(IBV_MIG_ARMED);

@@ -101,10 +101,14 @@ static void list_del(struct sv_list *n)
  * pointer handed to callers converts back with a plain cast.
  */
 
+/* An injected asynchronous event, queued per context until ibv_get_async_event reads it. */
+struct sv_aev { struct sv_aev *next; enum ibv_event_type type; int port; };
+
 struct sv_ctx {
 	struct ibv_context ibv;
 	struct sv_list link;                       /* g_ctxs */
 	struct sv_list pds, mrs, cqs, qps, chans;  /* owned objects, freed at close */
+	struct sv_aev *aev_head, *aev_tail;        /* injected, not yet read (g_lock) */
 };
 
 struct sv_pd {
@@ -233,6 +237,10 @@ static struct sv_qp *to_qp(struct ibv_qp *q) { return (struct sv_qp *)q; }
 static struct sv_chan *to_chan(struct ibv_comp_channel *c) { return (struct sv_chan *)c; }
 
 static void lock(void) { pthread_mutex_lock(&g_lock); }
+
+/* Port 1 as ibv_query_port reports it; softverbs_inject_async_event moves it (g_lock). */
+static enum ibv_port_state g_port_state = IBV_PORT_ACTIVE;
+static unsigned long g_async_acked;            /* ibv_ack_async_event calls (g_lock) */
 static void unlock(void) { pthread_mutex_unlock(&g_lock); }
 
 /* ---- key / QPN tables --------------------------------------------------
@@ -1098,8 +1106,9 @@ SV_API struct ibv_context *ibv_open_device(struct ibv_device *dev)
 	ctx->ibv.ops.post_send = sv_post_send;
 	ctx->ibv.ops.post_recv = sv_post_recv;
 	ctx->ibv.cmd_fd = -1;
-	/* Never signalled (no async events are modelled), but pollable like the real one. */
-	ctx->ibv.async_fd = eventfd(0, EFD_CLOEXEC);
+	/* Signalled once per injected event (softverbs_inject_async_event); EFD_SEMAPHORE
+	 * so one read consumes one event, and pollable like the real one. */
+	ctx->ibv.async_fd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
 	ctx->ibv.num_comp_vectors = 1;
 	pthread_mutex_init(&ctx->ibv.mutex, NULL);
 	/* abi_compat stays NULL: there is no struct verbs_context in front of us,
@@ -1140,6 +1149,11 @@ SV_API int ibv_close_device(struct ibv_context *ibctx)
 		struct sv_pd *pd = container_of(ctx->pds.next, struct sv_pd, link);
 		list_del(&pd->link);
 		free(pd);
+	}
+	while (ctx->aev_head) {
+		struct sv_aev *ev = ctx->aev_head;
+		ctx->aev_head = ev->next;
+		free(ev);
 	}
 	list_del(&ctx->link);
 	/* Last context gone: nothing can be queued any more, stop the worker. */
@@ -1198,7 +1212,9 @@ SV_API int ibv_query_port(struct ibv_context *ctx, uint8_t port, struct _compat_
 	if (port != 1)
 		return EINVAL;
 	memset(&a, 0, sizeof(a));
-	a.state = IBV_PORT_ACTIVE;
+	lock();
+	a.state = g_port_state;
+	unlock();
 	a.max_mtu = IBV_MTU_4096;
 	a.active_mtu = IBV_MTU_4096;
 	a.gid_tbl_len = 1;
@@ -1210,7 +1226,7 @@ SV_API int ibv_query_port(struct ibv_context *ctx, uint8_t port, struct _compat_
 	a.subnet_timeout = 18;
 	a.active_width = 2;   /* 4x */
 	a.active_speed = 32;  /* EDR */
-	a.phys_state = 5;     /* LinkUp */
+	a.phys_state = a.state == IBV_PORT_ACTIVE ? 5 : 2;  /* LinkUp : Polling */
 	a.link_layer = IBV_LINK_LAYER_INFINIBAND;
 	memcpy(out, &a, SV_COMPAT_PORT_ATTR_SIZE);
 	return 0;
@@ -1568,20 +1584,101 @@ SV_API void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 	pthread_mutex_unlock(&cq->mutex);
 }
 
-/* No async events are modelled: this blocks like an idle device (or EAGAIN). */
-SV_API int ibv_get_async_event(struct ibv_context *ctx, struct ibv_async_event *event)
+/* Blocks until an injected event is queued for this context (or fails with EAGAIN if
+ * the caller made async_fd non-blocking), then hands out the oldest one. */
+SV_API int ibv_get_async_event(struct ibv_context *ibctx, struct ibv_async_event *event)
 {
+	struct sv_ctx *ctx = to_ctx(ibctx);
+	struct sv_aev *ev;
 	uint64_t v;
 
-	(void)event;
-	ssize_t r = read(ctx->async_fd, &v, sizeof(v));
-	(void)r;
-	return -1;
+	if (read(ibctx->async_fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+		return -1;  /* errno from read: EAGAIN, EINTR, EBADF */
+	lock();
+	ev = ctx->aev_head;
+	if (ev) {
+		ctx->aev_head = ev->next;
+		if (!ctx->aev_head)
+			ctx->aev_tail = NULL;
+	}
+	unlock();
+	if (!ev) {
+		errno = EAGAIN;
+		return -1;
+	}
+	memset(event, 0, sizeof(*event));
+	event->event_type = ev->type;
+	event->element.port_num = ev->port;  /* port events; 0 for DEVICE_FATAL */
+	free(ev);
+	return 0;
 }
 
+/* Every event read must be acked; the count lets tests check the consumer does. */
 SV_API void ibv_ack_async_event(struct ibv_async_event *event)
 {
 	(void)event;
+	lock();
+	g_async_acked++;
+	unlock();
+}
+
+/* Test control: raises an asynchronous event on every open context, as the kernel would
+ * for the device.  IBV_EVENT_PORT_ERR takes port 1 DOWN and IBV_EVENT_PORT_ACTIVE brings
+ * it back (ibv_query_port reports the change); IBV_EVENT_DEVICE_FATAL only reports.
+ * Returns the number of contexts told, or -1 with errno EINVAL for another event or port. */
+SV_API int softverbs_inject_async_event(int type, int port)
+{
+	struct sv_list *l;
+	int told = 0;
+
+	if ((type != IBV_EVENT_PORT_ERR && type != IBV_EVENT_PORT_ACTIVE && type != IBV_EVENT_DEVICE_FATAL) ||
+	    (type != IBV_EVENT_DEVICE_FATAL && port != 1)) {
+		errno = EINVAL;
+		return -1;
+	}
+	lock();
+	if (type == IBV_EVENT_PORT_ERR)
+		g_port_state = IBV_PORT_DOWN;
+	else if (type == IBV_EVENT_PORT_ACTIVE)
+		g_port_state = IBV_PORT_ACTIVE;
+	for (l = g_ctxs.next; l != &g_ctxs; l = l->next) {
+		struct sv_ctx *ctx = container_of(l, struct sv_ctx, link);
+		struct sv_aev *ev = calloc(1, sizeof(*ev));
+		uint64_t one = 1;
+
+		if (!ev)
+			continue;
+		ev->type = (enum ibv_event_type)type;
+		ev->port = type == IBV_EVENT_DEVICE_FATAL ? 0 : port;
+		if (ctx->aev_tail)
+			ctx->aev_tail->next = ev;
+		else
+			ctx->aev_head = ev;
+		ctx->aev_tail = ev;
+		if (write(ctx->ibv.async_fd, &one, sizeof(one)) == (ssize_t)sizeof(one))
+			told++;
+	}
+	unlock();
+	return told;
+}
+
+/* Test control: ibv_ack_async_event calls so far. */
+SV_API unsigned long softverbs_async_acked(void)
+{
+	unsigned long n;
+
+	lock();
+	n = g_async_acked;
+	unlock();
+	return n;
+}
+
+/* Test control: port 1 back to ACTIVE with no event (a clean slate between tests). */
+SV_API void softverbs_reset_port(void)
+{
+	lock();
+	g_port_state = IBV_PORT_ACTIVE;
+	unlock();
 }
 
 /* ---- QPs ---------------------------------------------------------------- */

@@ -1258,6 +1258,64 @@ static void t_close_frees_all(void)
 	free(bb);
 }
 
+/* Test controls of the shim (SOFTVERBS_1.0), declared here: they are in no header. */
+int softverbs_inject_async_event(int type, int port);
+unsigned long softverbs_async_acked(void);
+void softverbs_reset_port(void);
+
+/* Injected port and device events reach every open context through async_fd, in order, and
+ * move the port state ibv_query_port reports. */
+static void t_async_events(void)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *c1, *c2;
+	struct ibv_async_event ev;
+	struct ibv_port_attr pa;
+	unsigned long acked;
+
+	EXPECT(list != NULL);
+	if (!list)
+		return;
+	c1 = ibv_open_device(list[0]);
+	c2 = ibv_open_device(list[0]);
+	ibv_free_device_list(list);
+	EXPECT(c1 != NULL && c2 != NULL);
+	if (!c1 || !c2)
+		return;
+	EXPECT_EQ(wait_fd(c1->async_fd, 20), 0);               /* nothing yet */
+	EXPECT_EQ(softverbs_inject_async_event(IBV_EVENT_SQ_DRAINED, 1), -1);
+	EXPECT_EQ(errno, EINVAL);
+	EXPECT_EQ(softverbs_inject_async_event(IBV_EVENT_PORT_ERR, 2), -1);
+	acked = softverbs_async_acked();
+
+	EXPECT_EQ(softverbs_inject_async_event(IBV_EVENT_PORT_ERR, 1), 2);
+	EXPECT_EQ(ibv_query_port(c1, 1, &pa), 0);
+	EXPECT_EQ(pa.state, IBV_PORT_DOWN);
+	EXPECT_EQ(softverbs_inject_async_event(IBV_EVENT_PORT_ACTIVE, 1), 2);
+	EXPECT_EQ(ibv_query_port(c1, 1, &pa), 0);
+	EXPECT_EQ(pa.state, IBV_PORT_ACTIVE);
+	EXPECT_EQ(softverbs_inject_async_event(IBV_EVENT_DEVICE_FATAL, 0), 2);
+
+	EXPECT(wait_fd(c1->async_fd, 2000) == 1);
+	EXPECT_EQ(ibv_get_async_event(c1, &ev), 0);
+	EXPECT_EQ(ev.event_type, IBV_EVENT_PORT_ERR);
+	EXPECT_EQ(ev.element.port_num, 1);
+	ibv_ack_async_event(&ev);
+	EXPECT_EQ(ibv_get_async_event(c1, &ev), 0);
+	EXPECT_EQ(ev.event_type, IBV_EVENT_PORT_ACTIVE);
+	ibv_ack_async_event(&ev);
+	EXPECT_EQ(ibv_get_async_event(c1, &ev), 0);
+	EXPECT_EQ(ev.event_type, IBV_EVENT_DEVICE_FATAL);
+	ibv_ack_async_event(&ev);
+	EXPECT_EQ(wait_fd(c1->async_fd, 20), 0);               /* all three consumed */
+	EXPECT_EQ(softverbs_async_acked() - acked, 3);
+	/* the other context got its own copies; closing with events unread frees them */
+	EXPECT(wait_fd(c2->async_fd, 20) == 1);
+	EXPECT_EQ(ibv_close_device(c2), 0);
+	EXPECT_EQ(ibv_close_device(c1), 0);
+	softverbs_reset_port();
+}
+
 int main(int argc, char **argv)
 {
 	g_verbose = argc > 1 && !strcmp(argv[1], "-v");
@@ -1286,6 +1344,7 @@ int main(int argc, char **argv)
 	run("not_connected", t_not_connected);
 	run("loopback_iova", t_loopback_iova);
 	run("close_frees_all", t_close_frees_all);
+	run("async_events", t_async_events);
 	printf("softverbs_test: %d passed, %d failed\n", g_passed, g_failed);
 	return g_failed ? 1 : 0;
 }

@@ -82,6 +82,9 @@ public class SessionManagerIT extends ObjRdmaTestSupport {
     private static final PrincipalId ALICE = PrincipalId.fromCanonical("session-it:alice");
     private static final int COOKIE = 0x1dea_cafe;
     private static final int SIZE = 256 * 1024;
+    /** A client endpoint for sessions that never reach READY (a PREPARE without one is refused with ARG). */
+    private static final EndpointInfo NEVER_DIALED = new EndpointInfo.Tcp(
+            new java.net.InetSocketAddress("127.0.0.1", 9), 0, new byte[16]);
 
     @Inject
     ServiceComponentRuntime scr;
@@ -224,7 +227,7 @@ public class SessionManagerIT extends ObjRdmaTestSupport {
             long deadline = System.nanoTime() + SERVICE_TIMEOUT.toNanos();
             while (onBetter.size() < 2 && System.nanoTime() < deadline) {
                 SessionResult<PrepareResponse> p = sessions.prepare(new PrepareRequest(ALICE, Op.PUT, "/it/swap", 0, 4096,
-                        1, COOKIE, null, null));
+                        1, COOKIE, NEVER_DIALED, null));
                 if (p.isOk() && ItTransport.owns(p.value().serverEndpoint())) {
                     onBetter.add(p.value().sessionId());
                 } else if (p.isOk()) {
@@ -250,7 +253,7 @@ public class SessionManagerIT extends ObjRdmaTestSupport {
             SessionManager sessions = waitForService(SessionManager.class, null);
             await("a session on TCP again", SERVICE_TIMEOUT, () -> {
                 SessionResult<PrepareResponse> p = sessions.prepare(new PrepareRequest(ALICE, Op.GET, "/it/after", 0,
-                        4096, 1, COOKIE, null, null));
+                        4096, 1, COOKIE, NEVER_DIALED, null));
                 if (!p.isOk()) {
                     return false;
                 }

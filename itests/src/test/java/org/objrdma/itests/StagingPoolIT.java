@@ -194,7 +194,8 @@ public class StagingPoolIT extends ObjRdmaTestSupport {
             });
             assertTrue("a lease on the old transport keeps its registration", onBase.region().isOpen());
             onBase.release();
-            assertFalse("and releases it when it comes back", onBase.region().isOpen());
+            assertTrue("the base transport is still there: its buffer stays registered for reuse",
+                    onBase.region().isOpen());
             onBetter = pool.borrow(8192, PRINCIPAL, "after-swap");
             assertEquals("itest-swap", onBetter.region().transportName());
         } finally {

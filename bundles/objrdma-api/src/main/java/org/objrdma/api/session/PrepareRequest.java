@@ -15,8 +15,9 @@ import org.objrdma.api.transport.RemoteRegion;
  * @param size           bytes, 1 to 2^31 - 1
  * @param clientPsn      the client's initial packet sequence number, 24 bits, not 0
  * @param cookie         the client's cookie, not 0; the immediate value of the data phase
- * @param clientEndpoint the client's queue pair or TCP channel, or null for control-plane-only sessions
- *                       (no data moves; the reference-harness mode of the C core)
+ * @param clientEndpoint the client's queue pair or TCP channel. Null is refused with {@link RcStatus#ARG}
+ *                       unless the session manager is configured control-plane only (a test mode: no
+ *                       data moves, READY reports 0 bytes, and a PUT can never be committed)
  * @param clientRegion   the client memory for GET data, or null if READY names it
  */
 public record PrepareRequest(PrincipalId principal, Op op, String target, long offset, long size,

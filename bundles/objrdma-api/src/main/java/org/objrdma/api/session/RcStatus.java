@@ -26,8 +26,13 @@ public enum RcStatus {
     TRUNC(9, "string too long"),
     /** A session, byte, queue-pair or slot limit is reached. */
     LIMIT(10, "limit reached"),
-    /** An internal failure (transport, randomness, shutdown). */
-    INTERNAL(11, "internal error");
+    /** An internal failure (transport, randomness, a staging pool that refused for another reason). */
+    INTERNAL(11, "internal error"),
+    /**
+     * The session manager is shutting down and admits no new PREPARE or READY (the C core's admission
+     * barrier; a route answers 503). objrdma's number: the C core has no code for it.
+     */
+    SHUTDOWN(12, "shutting down; not admitting new work");
 
     private final int code;
     private final String description;

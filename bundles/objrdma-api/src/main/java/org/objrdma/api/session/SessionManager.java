@@ -22,7 +22,10 @@ import org.osgi.annotation.versioning.ProviderType;
 @ProviderType
 public interface SessionManager {
 
-    /** Creates a session: checks arguments, charges limits, opens a channel, borrows staging. */
+    /**
+     * Creates a session: checks arguments, charges limits, opens a channel, borrows staging (on the
+     * transport the channel belongs to). {@link RcStatus#SHUTDOWN} once the manager is shutting down.
+     */
     SessionResult<PrepareResponse> prepare(PrepareRequest request);
 
     /** Commits ({@code committed}) or aborts a prepared session. GET needs its data staged first. */
@@ -41,7 +44,12 @@ public interface SessionManager {
     /** Op and target for re-authorization. Owner mismatch answers {@link RcStatus#SESSION}. */
     SessionResult<SessionInfo> sessionInfo(SessionId sessionId, PrincipalId who);
 
-    /** Connects and runs the data phase; blocks until it ends or the exec deadline passes. */
+    /**
+     * Connects and runs the data phase; blocks until it ends or the exec deadline passes. OK carries
+     * outcome OK or BUSY; a failed data phase answers {@link RcStatus#WIRE} with the response naming
+     * TIMEOUT, VERIFY_FAIL or WIRE_FAIL ({@link SessionResult#failureDetail()}). {@link RcStatus#SHUTDOWN}
+     * once the manager is shutting down.
+     */
     SessionResult<ReadyResponse> readyTransfer(ReadyRequest request);
 
     /** Lends the received PUT bytes for commit; moves the completion reference to the view. */

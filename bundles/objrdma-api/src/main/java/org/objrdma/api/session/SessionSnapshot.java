@@ -12,7 +12,8 @@ import java.util.Objects;
  * @param state        its state
  * @param reapPending  marked to end once nothing holds it
  * @param age          time since prepare
- * @param stagingBytes bytes of staging it holds
+ * @param stagingBytes bytes of staging it holds: the whole buffer it was lent (its size class), not the
+ *                     requested size
  */
 public record SessionSnapshot(SessionId sessionId, Op op, String target, SessionState state, boolean reapPending,
                               Duration age, long stagingBytes) {

@@ -1,6 +1,10 @@
 /**
  * Session manager contract: the hipobj-rc-v2 RC session core of {@code rc_server_abi.h} in Java form.
+ *
+ * <p>2.0.0: a failed READY data phase carries its outcome ({@link org.objrdma.api.session.SessionResult}
+ * may hold a value on failure), {@link org.objrdma.api.session.RcStatus#SHUTDOWN} is new, a PREPARE without
+ * a client endpoint is refused unless the manager runs control-plane only.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
+@org.osgi.annotation.versioning.Version("2.0.0")
 package org.objrdma.api.session;

@@ -21,7 +21,11 @@ public interface StagingLease extends AutoCloseable {
     /** Exactly {@link #size()} bytes of the registered buffer, starting at its first byte. */
     MemorySegment segment();
 
-    /** The registration covering the whole buffer (its size class), for work requests and peers. */
+    /**
+     * The registration covering the whole buffer (its size class, possibly a larger class than the size
+     * needs when the smaller one was exhausted), for work requests and peers. Its length is the staging
+     * memory the lease holds.
+     */
     MemoryRegion region();
 
     /** Whom the bytes are charged to. */

@@ -2,14 +2,18 @@ package org.objrdma.api.staging;
 
 import java.time.Duration;
 import org.objrdma.api.PrincipalId;
+import org.objrdma.api.transport.Transport;
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
  * Lends registered, page-aligned off-heap buffers for the data phase of a transfer.
  *
- * <p>The pool owns every buffer and its registration with the bound transport; a borrower holds a
- * {@link StagingLease}, never the buffer. Limits (total bytes, bytes per principal, buffers per size
- * class) are charged at borrow and released at return.
+ * <p>The pool owns every buffer and its registration; a borrower holds a {@link StagingLease}, never the
+ * buffer. It keeps registrations per live transport: a lease stays valid while its transport is there,
+ * even after a better-ranked transport appeared; only that transport's removal retires its buffers.
+ * Limits (total bytes, bytes per principal, buffers per size class, buffers per principal and size
+ * class) are charged at borrow and released at return. When a size class is exhausted a borrow may be
+ * served from the next larger class.
  */
 @ProviderType
 public interface StagingPool {
@@ -28,6 +32,18 @@ public interface StagingPool {
 
     /** As {@link #borrow(long, PrincipalId, String)} with an explicit wait instead of the configured one. */
     StagingLease borrow(long size, PrincipalId principal, String holderHint, Duration maxWait)
+            throws StagingException;
+
+    /**
+     * As {@link #borrow(long, PrincipalId, String, Duration)}, registered with {@code on} rather than the
+     * pool's preferred transport: a consumer that chose its transport (a session and its channel) gets a
+     * lease on the same one, whatever the pool prefers at that moment. A transport the pool was not bound
+     * to yet is taken up for it.
+     *
+     * @throws StagingException as the other borrows; NO_TRANSPORT if {@code on} already went away from the pool
+     * @since 1.1
+     */
+    StagingLease borrow(long size, PrincipalId principal, String holderHint, Duration maxWait, Transport on)
             throws StagingException;
 
     /** Largest size one lease may have. */

@@ -43,7 +43,7 @@ class SessionValuesTest {
     }
 
     @Test
-    void resultHasAValueExactlyWhenOk() {
+    void resultHasAValueWhenOkAndAFailureMayDescribeItself() {
         assertEquals("v", SessionResult.ok("v").orElseThrow());
         SessionResult<String> f = SessionResult.failed(RcStatus.LIMIT);
         assertFalse(f.isOk());
@@ -53,7 +53,15 @@ class SessionValuesTest {
         assertEquals(1, SessionResult.ok("v").map(String::length).value());
         assertThrows(IllegalArgumentException.class, () -> SessionResult.failed(RcStatus.OK));
         assertThrows(IllegalArgumentException.class, () -> new SessionResult<>(RcStatus.OK, null));
-        assertThrows(IllegalArgumentException.class, () -> new SessionResult<>(RcStatus.ARG, "x"));
+        assertTrue(f.failureDetail().isEmpty());
+        SessionResult<String> described = SessionResult.failed(RcStatus.WIRE, "timeout");
+        assertFalse(described.isOk());
+        assertEquals(java.util.Optional.of("timeout"), described.failureDetail());
+        assertThrows(IllegalStateException.class, described::orElseThrow);
+        assertTrue(SessionResult.ok("v").failureDetail().isEmpty());
+        assertThrows(IllegalArgumentException.class, () -> SessionResult.failed(RcStatus.OK, "x"));
+        assertEquals(12, RcStatus.SHUTDOWN.code());
+        assertEquals(RcStatus.SHUTDOWN, RcStatus.fromCode(12));
     }
 
     @Test

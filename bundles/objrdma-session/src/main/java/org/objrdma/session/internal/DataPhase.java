@@ -23,7 +23,8 @@ import org.objrdma.api.transport.WorkRequest;
  *
  * <ul>
  *   <li>GET: connect, then WRITE_WITH_IMM from staging into the client region with the cookie as the
- *       immediate. Receiver-not-ready or retries exceeded at the peer is {@link ReadyOutcome#BUSY}.</li>
+ *       immediate. Receiver-not-ready at the peer is {@link ReadyOutcome#BUSY}; retries exceeded (the
+ *       peer vanished, its connection closed) is {@link ReadyOutcome#WIRE_FAIL}.</li>
  *   <li>PUT: post a RECV on the staging region (before connecting, so the client's WRITE_WITH_IMM can
  *       never find the queue empty), connect, then wait for it. The completion must be a
  *       RECV_RDMA_WITH_IMM of the work request posted, carrying the cookie, for exactly the session's
@@ -154,7 +155,10 @@ final class DataPhase {
         WcStatus s = c.status();
         String detail = s + " (" + s.description() + ")";
         return switch (s) {
-            case RNR_RETRY_EXC_ERR, RETRY_EXC_ERR -> DataPhaseResult.of(ReadyOutcome.BUSY, detail);
+            // only receiver-not-ready is Busy (the client may arm its receive and retry READY); retries
+            // exceeded means the peer vanished or closed the connection: the session must end now, not
+            // pin its staging until the prep deadline (the C core calls both Busy)
+            case RNR_RETRY_EXC_ERR -> DataPhaseResult.of(ReadyOutcome.BUSY, detail);
             case RESP_TIMEOUT_ERR -> DataPhaseResult.of(ReadyOutcome.TIMEOUT, detail);
             default -> DataPhaseResult.of(ReadyOutcome.WIRE_FAIL, detail);
         };

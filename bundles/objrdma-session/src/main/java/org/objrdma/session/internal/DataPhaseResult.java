@@ -20,6 +20,11 @@ record DataPhaseResult(ReadyOutcome outcome, long bytes, String detail) {
         return new DataPhaseResult(ReadyOutcome.OK, bytes, "ok");
     }
 
+    /** A control-plane-only session: nothing moves, and the result says so (0 bytes). */
+    static DataPhaseResult nothingMoved() {
+        return new DataPhaseResult(ReadyOutcome.OK, 0, "control plane only: no data moved");
+    }
+
     static DataPhaseResult of(ReadyOutcome outcome, String detail) {
         return new DataPhaseResult(outcome, 0, detail);
     }

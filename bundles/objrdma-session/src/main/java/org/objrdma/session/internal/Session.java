@@ -44,6 +44,8 @@ final class Session {
     final StagingLease staging;
     /** Where the lease's bytes start inside its registered region. */
     final long stagingOffset;
+    /** Staging memory the session holds: the whole buffer lent (its size class), not the size asked for. */
+    final long stagingBytesHeld;
     /** The session's one channel: a Busy READY resets it, so its endpoint is the one PREPARE returned. */
     final Channel channel;
 
@@ -97,6 +99,7 @@ final class Session {
         this.pool = pool;
         this.staging = staging;
         this.stagingOffset = stagingOffset;
+        this.stagingBytesHeld = staging == null ? 0 : staging.region().length();
         this.channel = channel;
         this.deadlineSlots = deadlineSlots;
     }
@@ -112,6 +115,16 @@ final class Session {
             reapPending = true;
             terminalReason = reason;
         }
+    }
+
+    /**
+     * Caller holds the monitor. The finalizer ran after a successful data phase: the session succeeded, and
+     * says so in its terminal event even when an earlier mark (its transport vanishing after the bytes
+     * moved, a shutdown) was recorded first.
+     */
+    void markCompleted() {
+        reapPending = true;
+        terminalReason = TerminalReason.COMPLETED;
     }
 
     /** Caller holds the monitor. True while the gateway holds the completion reference (READY ok, not finalized). */

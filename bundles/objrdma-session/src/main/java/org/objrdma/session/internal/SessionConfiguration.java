@@ -75,18 +75,11 @@ public @interface SessionConfiguration {
                     + " Empty (default): any transport.")
     String dev_name() default "";
 
-    @AttributeDefinition(name = "GID prefix hint", required = false,
-            description = "GID prefix of the rc_device_opts; validated and reported. GID selection belongs to the verbs"
-                    + " transport's own configuration; ignored for TCP. Default empty.")
-    String gid_hint() default "";
-
-    @AttributeDefinition(name = "Port", min = "1", max = "255",
-            description = "Verbs port of the rc_device_opts; validated and reported; ignored for TCP. Default 1.")
-    int port() default 1;
-
-    @AttributeDefinition(name = "GID index", min = "0", max = "65535",
-            description = "GID index of the rc_device_opts; validated and reported; ignored for TCP. Default 0.")
-    int gid_index() default 0;
+    @AttributeDefinition(name = "Control plane only",
+            description = "Test mode: admit sessions whose PREPARE names no client endpoint. No data moves for them,"
+                    + " READY reports OK with 0 bytes, and get_put_data refuses (STATE), so such a PUT can never be"
+                    + " committed. Off (default): a PREPARE without a client endpoint is refused with ARG.")
+    boolean control_plane_only() default false;
 
     @AttributeDefinition(name = "Transport filter", required = false,
             description = "OSGi filter choosing the Transport service, e.g. (objrdma.transport.name=tcp)."

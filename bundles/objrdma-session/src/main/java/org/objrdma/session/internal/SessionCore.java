@@ -172,11 +172,11 @@ public final class SessionCore implements SessionManager {
             return SessionResult.failed(RcStatus.ARG);
         }
         if (closing) {
-            return SessionResult.failed(RcStatus.INTERNAL);
+            return SessionResult.failed(RcStatus.SHUTDOWN);
         }
         Transport t = transport;
         StagingPool pool = stagingPool;
-        String argError = prepareArgumentError(request, t, pool);
+        String argError = prepareArgumentError(request, t, pool, settings.controlPlaneOnly());
         if (argError != null) {
             LOG.debug("PREPARE refused (ARG): {}", argError);
             return SessionResult.failed(RcStatus.ARG);
@@ -212,11 +212,14 @@ public final class SessionCore implements SessionManager {
                 return SessionResult.failed(RcStatus.INTERNAL);
             }
             try {
-                lease = pool.borrow(size, principal, id.hex(), Duration.ZERO);
+                // on t itself: the pool may prefer another transport at this moment, the lease must match the channel
+                lease = pool.borrow(size, principal, id.hex(), Duration.ZERO, t);
             } catch (StagingException e) {
                 RcStatus status = switch (e.status()) {
                     case LIMIT -> RcStatus.LIMIT;
                     case INVALID_SIZE -> RcStatus.ARG;
+                    // t went away from the pool an instant before this core heard of it: a wire failure
+                    case NO_TRANSPORT -> RcStatus.WIRE;
                     default -> RcStatus.INTERNAL;
                 };
                 LOG.debug("PREPARE refused ({}): staging borrow failed: {}", status, e.getMessage());
@@ -278,7 +281,8 @@ public final class SessionCore implements SessionManager {
     }
 
     /** Why the request is malformed, or null. Touches nothing. */
-    private static String prepareArgumentError(PrepareRequest r, Transport t, StagingPool pool) {
+    private static String prepareArgumentError(PrepareRequest r, Transport t, StagingPool pool,
+                                               boolean controlPlaneOnly) {
         if (r.size() < 1 || r.size() > MAX_SIZE) {
             return "size " + r.size() + " outside 1.." + MAX_SIZE;
         }
@@ -293,6 +297,10 @@ public final class SessionCore implements SessionManager {
         }
         if (r.cookie() == 0) {
             return "cookie must not be 0";
+        }
+        if (r.clientEndpoint() == null && !controlPlaneOnly) {
+            // no endpoint, no bytes: READY could only claim a success it never moved
+            return "no client endpoint (sessions without one exist only with control.plane.only=true)";
         }
         if (r.clientEndpoint() != null && t != null && !r.clientEndpoint().kind().equals(t.endpointKind())) {
             return "client endpoint is " + r.clientEndpoint().kind() + " but the transport takes " + t.endpointKind();
@@ -473,7 +481,7 @@ public final class SessionCore implements SessionManager {
             return SessionResult.failed(RcStatus.ARG);
         }
         if (closing) {
-            return SessionResult.failed(RcStatus.INTERNAL);
+            return SessionResult.failed(RcStatus.SHUTDOWN);
         }
         if (!readySlots.tryAcquire()) {
             return SessionResult.failed(RcStatus.LIMIT);
@@ -516,7 +524,7 @@ public final class SessionCore implements SessionManager {
         DataPhaseResult result;
         try {
             result = claim.remote() == null
-                    ? DataPhaseResult.ok(s.size) // control-plane-only session: the C core's reference-harness mode
+                    ? DataPhaseResult.nothingMoved() // control-plane only (a test mode): OK, and 0 bytes, honestly
                     : DataPhase.run(claim.channel(), claim.remote(), s.op,
                             new ScatterGatherEntry(s.staging.region(), s.stagingOffset, s.size), claim.clientRegion(),
                             s.cookie, claim.wrId(), settings.execTimeoutMs());
@@ -581,7 +589,7 @@ public final class SessionCore implements SessionManager {
         synchronized (s) {
             if (s.state == SessionState.REAPING) {
                 // shutdown gave up waiting and tore the session down around us
-                return SessionResult.failed(RcStatus.WIRE);
+                return SessionResult.failed(RcStatus.WIRE, failedResponse(s, ReadyOutcome.WIRE_FAIL));
             }
             if (s.transportLost) {
                 outcome = ReadyOutcome.WIRE_FAIL; // whatever the channel said, the transport is gone
@@ -607,7 +615,12 @@ public final class SessionCore implements SessionManager {
         LOG.info("session {}: READY data phase failed: {} ({})", s.id, outcome, result.detail());
         telemetry.increment(Counter.SESSIONS_READY_FAILED);
         reapIfUnpinned(s);
-        return SessionResult.failed(RcStatus.WIRE);
+        return SessionResult.failed(RcStatus.WIRE, failedResponse(s, outcome));
+    }
+
+    /** What a failed READY carries: the outcome (TIMEOUT → 504, VERIFY_FAIL / WIRE_FAIL → 502), no bytes. */
+    private static ReadyResponse failedResponse(Session s, ReadyOutcome outcome) {
+        return new ReadyResponse(0, s.cookie, outcome, "", "");
     }
 
     /**
@@ -658,7 +671,7 @@ public final class SessionCore implements SessionManager {
         LOG.info("session {}: READY busy ({}) and not re-armed: {}", s.id, result.detail(),
                 rearmFailure != null ? rearmFailure : "the session was cancelled, expired or lost its transport meanwhile");
         reapIfUnpinned(s);
-        return SessionResult.failed(RcStatus.WIRE);
+        return SessionResult.failed(RcStatus.WIRE, failedResponse(s, ReadyOutcome.WIRE_FAIL));
     }
 
     // ------------------------------------------------------------------ PUT data, finalizers
@@ -677,6 +690,9 @@ public final class SessionCore implements SessionManager {
             long now = clock.millis();
             applyDeadlines(s, now);
             if (s.state != SessionState.COMPLETING || s.op != Op.PUT) {
+                result = SessionResult.failed(RcStatus.STATE);
+            } else if (s.clientEndpoint == null) {
+                // control plane only: nothing was received, so there is nothing a store may commit
                 result = SessionResult.failed(RcStatus.STATE);
             } else if (s.putViewNonce != 0) {
                 result = SessionResult.failed(RcStatus.DOUBLE);
@@ -726,7 +742,11 @@ public final class SessionCore implements SessionManager {
                         s.versionId = version;
                     }
                 }
-                s.markReapPending(committed ? TerminalReason.COMPLETED : TerminalReason.ABORTED);
+                if (committed) {
+                    s.markCompleted();
+                } else {
+                    s.markReapPending(TerminalReason.ABORTED);
+                }
             }
             s.recomputeEarliestDeadline();
         }
@@ -757,7 +777,7 @@ public final class SessionCore implements SessionManager {
             } else {
                 s.activeRef = 0;
                 s.refDeadline = Session.NOT_ARMED;
-                s.markReapPending(TerminalReason.COMPLETED);
+                s.markCompleted();
                 status = RcStatus.OK;
             }
             s.recomputeEarliestDeadline();
@@ -829,7 +849,7 @@ public final class SessionCore implements SessionManager {
                 reapPending = s.reapPending;
             }
             out.add(new SessionSnapshot(s.id, s.op, s.target, state, reapPending,
-                    Duration.ofMillis(Math.max(0, now - s.createdAtMillis)), s.size));
+                    Duration.ofMillis(Math.max(0, now - s.createdAtMillis)), s.stagingBytesHeld));
         }
         return out;
     }
@@ -1071,7 +1091,10 @@ public final class SessionCore implements SessionManager {
                     continue;
                 }
                 s.transportLost = true;
-                s.lastOutcome = ReadyOutcome.WIRE_FAIL;
+                if (s.lastOutcome != ReadyOutcome.OK) {
+                    // bytes that already moved stay moved: a completed data phase keeps its OK outcome
+                    s.lastOutcome = ReadyOutcome.WIRE_FAIL;
+                }
                 s.markReapPending(TerminalReason.TRANSPORT_LOST);
                 s.recomputeEarliestDeadline();
                 channel = s.channel;
@@ -1158,7 +1181,7 @@ public final class SessionCore implements SessionManager {
         return s.id + " (" + holders + ")";
     }
 
-    /** True once {@link #shutdown} began: PREPARE and READY answer INTERNAL. */
+    /** True once {@link #shutdown} began: PREPARE and READY answer SHUTDOWN. */
     public boolean isClosing() {
         return closing;
     }

@@ -35,9 +35,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The {@link SessionManager} service: a thin DS shell around {@link SessionCore}.
  *
- * <p>References: the {@link Transport} and the {@link StagingPool} are mandatory, dynamic and greedy (a
- * better-ranked one replaces the bound one; sessions already open stay on theirs, and when a bound one
- * goes away its sessions end with a wire failure); {@link Telemetry} is optional; every
+ * <p>References: the {@link Transport} ({@code transport}) and the {@link StagingPool} are mandatory,
+ * dynamic and greedy: a better-ranked one replaces the bound one for <em>new</em> sessions only. A greedy
+ * replacement unbinds the old service without it having gone, so removals are learnt from a second
+ * reference, {@code liveTransport} (every Transport service, unfiltered): only when a transport's service
+ * is really gone do the sessions on it end with a wire failure. {@link Telemetry} is optional; every
  * {@link SessionTerminalListener} service is told about every session that ends.
  *
  * <p>A configuration change re-activates the component: the old core shuts down (bounded by
@@ -107,9 +109,7 @@ public final class SessionManagerComponent implements SessionManager {
                 .leaseTimeoutMs(config.lease_timeout_ms())
                 .shutdownTimeoutMs(config.shutdown_timeout_ms())
                 .devName(config.dev_name())
-                .gidHint(config.gid_hint())
-                .port(config.port())
-                .gidIndex(config.gid_index())
+                .controlPlaneOnly(config.control_plane_only())
                 .build();
     }
 
@@ -125,14 +125,30 @@ public final class SessionManagerComponent implements SessionManager {
     }
 
     synchronized void unbindTransport(Transport t) {
+        // a greedy replacement binds the better one first, then unbinds t, which is still there and still
+        // serves the sessions on it: only the choice for new sessions moves (liveTransport reports removals)
         if (transport == t) {
             transport = null;
-        }
-        if (core != null) {
-            core.transportGone(t);
-            if (transport != null) {
-                core.useTransport(transport); // greedy replacement bound the next one first
+            if (core != null) {
+                core.useTransport(null);
             }
+        }
+    }
+
+    /** Every transport service: bound only to learn which one is gone for good. */
+    @Reference(name = "liveTransport", service = Transport.class, cardinality = ReferenceCardinality.MULTIPLE,
+            policy = ReferencePolicy.DYNAMIC)
+    void bindLiveTransport(Transport t) {
+        // nothing: sessions open on the transport the transport reference chose
+    }
+
+    void unbindLiveTransport(Transport t) {
+        SessionCore c;
+        synchronized (this) {
+            c = core;
+        }
+        if (c != null) {
+            c.transportGone(t); // its sessions end with a wire failure
         }
     }
 
@@ -146,14 +162,29 @@ public final class SessionManagerComponent implements SessionManager {
     }
 
     synchronized void unbindStagingPool(StagingPool pool) {
+        // as for transports: a replacement moves only new sessions; livePool reports a pool that is gone
         if (stagingPool == pool) {
             stagingPool = null;
-        }
-        if (core != null) {
-            core.stagingPoolGone(pool);
-            if (stagingPool != null) {
-                core.useStagingPool(stagingPool);
+            if (core != null) {
+                core.useStagingPool(null);
             }
+        }
+    }
+
+    /** Every staging pool service: bound only to learn which one is gone for good. */
+    @Reference(name = "livePool", service = StagingPool.class, cardinality = ReferenceCardinality.MULTIPLE,
+            policy = ReferencePolicy.DYNAMIC)
+    void bindLivePool(StagingPool pool) {
+        // nothing: sessions borrow from the pool the stagingPool reference chose
+    }
+
+    void unbindLivePool(StagingPool pool) {
+        SessionCore c;
+        synchronized (this) {
+            c = core;
+        }
+        if (c != null) {
+            c.stagingPoolGone(pool); // sessions holding its buffers end as after a transport loss
         }
     }
 

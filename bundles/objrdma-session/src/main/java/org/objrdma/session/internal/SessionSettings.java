@@ -24,14 +24,16 @@ import org.objrdma.api.session.SessionLimits;
  * @param leaseTimeoutMs      {@value #LEASE_TIMEOUT_MS}
  * @param shutdownTimeoutMs   {@value #SHUTDOWN_TIMEOUT_MS}
  * @param devName             {@value #DEV_NAME}, empty for "any transport"
- * @param gidHint             {@value #GID_HINT}, empty for none
- * @param port                {@value #PORT}
- * @param gidIndex            {@value #GID_INDEX}
+ * @param controlPlaneOnly    {@value #CONTROL_PLANE_ONLY}: admit sessions without a client endpoint (a test mode)
+ *
+ * <p>The C core's {@code gid_hint}, {@code port} and {@code gid_index} are not settings here: the port and
+ * GID a session uses are those of the verbs transport it runs on, chosen by that transport's own
+ * configuration ({@code org.objrdma.verbs}: {@code port}, {@code gid.index}, {@code gid.prefix}).
  */
 public record SessionSettings(long maxSessions, long maxUserSessions, long maxStagingBytes, long maxUserStagingBytes,
                               long maxQps, long maxUserQps, long prepTimeoutMs, long execTimeoutMs,
                               int maxReadySlots, int maxStageSlots, long reaperPeriodMs, long leaseTimeoutMs,
-                              long shutdownTimeoutMs, String devName, String gidHint, int port, int gidIndex) {
+                              long shutdownTimeoutMs, String devName, boolean controlPlaneOnly) {
 
     public static final String MAX_SESSIONS = "max.sessions";
     public static final String MAX_USER_SESSIONS = "max.user.sessions";
@@ -47,9 +49,7 @@ public record SessionSettings(long maxSessions, long maxUserSessions, long maxSt
     public static final String LEASE_TIMEOUT_MS = "lease.timeout.ms";
     public static final String SHUTDOWN_TIMEOUT_MS = "shutdown.timeout.ms";
     public static final String DEV_NAME = "dev.name";
-    public static final String GID_HINT = "gid.hint";
-    public static final String PORT = "port";
-    public static final String GID_INDEX = "gid.index";
+    public static final String CONTROL_PLANE_ONLY = "control.plane.only";
 
     /** Longest accepted timeout: one day. Keeps {@code now + timeout} far from overflow. */
     public static final long MAX_TIMEOUT_MS = 86_400_000L;
@@ -61,7 +61,6 @@ public record SessionSettings(long maxSessions, long maxUserSessions, long maxSt
     public static final int MAX_SLOTS = 65_536;
 
     private static final Pattern DEV_NAME_SYNTAX = Pattern.compile("[A-Za-z0-9_.\\-]{1,64}");
-    private static final Pattern GID_HINT_SYNTAX = Pattern.compile("[0-9A-Fa-f:.]{1,47}");
 
     /** The defaults, as documented in the README and the metatype. */
     public static Builder builder() {
@@ -85,9 +84,7 @@ public record SessionSettings(long maxSessions, long maxUserSessions, long maxSt
         b.leaseTimeoutMs = leaseTimeoutMs;
         b.shutdownTimeoutMs = shutdownTimeoutMs;
         b.devName = devName;
-        b.gidHint = gidHint;
-        b.port = port;
-        b.gidIndex = gidIndex;
+        b.controlPlaneOnly = controlPlaneOnly;
         return b;
     }
 
@@ -114,9 +111,7 @@ public record SessionSettings(long maxSessions, long maxUserSessions, long maxSt
         long leaseTimeoutMs = 60_000;
         long shutdownTimeoutMs = 10_000;
         String devName = "";
-        String gidHint = "";
-        int port = 1;
-        int gidIndex = 0;
+        boolean controlPlaneOnly;
 
         private Builder() {
         }
@@ -135,9 +130,7 @@ public record SessionSettings(long maxSessions, long maxUserSessions, long maxSt
         public Builder leaseTimeoutMs(long v) { leaseTimeoutMs = v; return this; }
         public Builder shutdownTimeoutMs(long v) { shutdownTimeoutMs = v; return this; }
         public Builder devName(String v) { devName = v; return this; }
-        public Builder gidHint(String v) { gidHint = v; return this; }
-        public Builder port(int v) { port = v; return this; }
-        public Builder gidIndex(int v) { gidIndex = v; return this; }
+        public Builder controlPlaneOnly(boolean v) { controlPlaneOnly = v; return this; }
 
         /**
          * Validates every value and returns the settings.
@@ -162,15 +155,9 @@ public record SessionSettings(long maxSessions, long maxUserSessions, long maxSt
             if (!dev.isEmpty() && !DEV_NAME_SYNTAX.matcher(dev).matches()) {
                 throw refuse(DEV_NAME, "'" + devName + "'", "a verbs device name of 1..64 characters from [A-Za-z0-9_.-], or empty for any transport");
             }
-            String hint = gidHint == null ? "" : gidHint.trim();
-            if (!hint.isEmpty() && !GID_HINT_SYNTAX.matcher(hint).matches()) {
-                throw refuse(GID_HINT, "'" + gidHint + "'", "a GID prefix of hex digits, ':' and '.', or empty for none");
-            }
-            range(PORT, port, 1, 255);
-            range(GID_INDEX, gidIndex, 0, 65_535);
             return new SessionSettings(maxSessions, maxUserSessions, maxStagingBytes, maxUserStagingBytes, maxQps,
                     maxUserQps, prepTimeoutMs, execTimeoutMs, maxReadySlots, maxStageSlots, reaperPeriodMs,
-                    leaseTimeoutMs, shutdownTimeoutMs, dev, hint, port, gidIndex);
+                    leaseTimeoutMs, shutdownTimeoutMs, dev, controlPlaneOnly);
         }
 
         private static void atLeastOne(String property, long value) {

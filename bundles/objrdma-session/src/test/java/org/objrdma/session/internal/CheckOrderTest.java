@@ -77,8 +77,8 @@ class CheckOrderTest {
     void readyRefusesWhileShuttingDownBeforeAnythingElse() {
         try (Harness h = new Harness()) {
             h.core.shutdown(Duration.ofMillis(10));
-            assertEquals(RcStatus.INTERNAL, h.core.readyTransfer(new ReadyRequest(Harness.BOB, UNKNOWN, 1, 1, null)).status());
-            assertEquals(RcStatus.INTERNAL, h.core.prepare(new PrepareRequest(Harness.ALICE, Op.GET, Harness.TARGET, 0, 64,
+            assertEquals(RcStatus.SHUTDOWN, h.core.readyTransfer(new ReadyRequest(Harness.BOB, UNKNOWN, 1, 1, null)).status());
+            assertEquals(RcStatus.SHUTDOWN, h.core.prepare(new PrepareRequest(Harness.ALICE, Op.GET, Harness.TARGET, 0, 64,
                     Harness.PSN, Harness.COOKIE, null, null)).status());
         }
     }

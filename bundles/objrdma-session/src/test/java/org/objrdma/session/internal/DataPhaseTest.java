@@ -146,6 +146,8 @@ class DataPhaseTest {
             PrepareResponse prep = publishedPut(h, client);
             SessionResult<ReadyResponse> r = readyWithClientWrite(h, client, prep, Harness.COOKIE ^ 1, SIZE);
             assertEquals(RcStatus.WIRE, r.status());
+            assertEquals(ReadyOutcome.VERIFY_FAIL, r.failureDetail().orElseThrow().outcome(), "the route can answer 502");
+            assertEquals(0, r.failureDetail().orElseThrow().bytesTransferred());
             TerminalEvent e = h.events.only(prep.sessionId());
             assertEquals(TerminalReason.FAILED, e.reason());
             assertEquals(Optional.of(ReadyOutcome.VERIFY_FAIL), e.lastOutcome());
@@ -159,6 +161,7 @@ class DataPhaseTest {
             PrepareResponse prep = publishedPut(h, client);
             SessionResult<ReadyResponse> r = readyWithClientWrite(h, client, prep, Harness.COOKIE, SIZE - 1);
             assertEquals(RcStatus.WIRE, r.status());
+            assertEquals(ReadyOutcome.VERIFY_FAIL, r.failureDetail().orElseThrow().outcome());
             assertEquals(Optional.of(ReadyOutcome.VERIFY_FAIL), h.events.only(prep.sessionId()).lastOutcome());
             h.assertQuiescent();
         }
@@ -170,6 +173,7 @@ class DataPhaseTest {
             PrepareResponse prep = publishedPut(h, client);
             SessionResult<ReadyResponse> r = h.core.readyTransfer(client.readyRequest(prep.sessionId()));
             assertEquals(RcStatus.WIRE, r.status());
+            assertEquals(ReadyOutcome.TIMEOUT, r.failureDetail().orElseThrow().outcome(), "the route can answer 504");
             TerminalEvent e = h.events.only(prep.sessionId());
             assertEquals(TerminalReason.FAILED, e.reason());
             assertEquals(Optional.of(ReadyOutcome.TIMEOUT), e.lastOutcome());
@@ -218,7 +222,9 @@ class DataPhaseTest {
         try (Harness h = new Harness(); Harness.Client client = h.client(SIZE)) {
             SessionId id = stagedGet(h, client, pattern(1));
             h.transport.failReset = true;
-            assertEquals(RcStatus.WIRE, h.core.readyTransfer(client.readyRequest(id)).status());
+            SessionResult<ReadyResponse> r = h.core.readyTransfer(client.readyRequest(id));
+            assertEquals(RcStatus.WIRE, r.status());
+            assertEquals(ReadyOutcome.WIRE_FAIL, r.failureDetail().orElseThrow().outcome(), "no retry is possible");
             TerminalEvent e = h.events.only(id);
             assertEquals(TerminalReason.FAILED, e.reason());
             assertEquals(Optional.of(ReadyOutcome.BUSY), e.lastOutcome());
@@ -227,14 +233,18 @@ class DataPhaseTest {
     }
 
     @Test
-    void retryExceededIsBusyToo() throws Exception {
+    void retryExceededIsAWireFailureThatEndsTheSessionAtOnce() throws Exception {
         try (Harness h = new Harness(); Harness.Client client = h.client(SIZE)) {
             SessionId id = stagedGet(h, client, pattern(1));
+            // the peer vanished (retries exceeded): not Busy, which would pin staging until the prep deadline
             h.transport.script = wr -> Completion.failure(wr.wrId(), WcStatus.RETRY_EXC_ERR, WcOpcode.RDMA_WRITE);
-            assertEquals(ReadyOutcome.BUSY, h.core.readyTransfer(client.readyRequest(id)).orElseThrow().outcome());
-            assertEquals(RcStatus.OK, h.core.cancel(id, Harness.ALICE));
-            assertEquals(TerminalReason.CANCELLED, h.events.only(id).reason());
-            h.assertQuiescent();
+            SessionResult<ReadyResponse> r = h.core.readyTransfer(client.readyRequest(id));
+            assertEquals(RcStatus.WIRE, r.status());
+            assertEquals(ReadyOutcome.WIRE_FAIL, r.failureDetail().orElseThrow().outcome());
+            TerminalEvent e = h.events.only(id);
+            assertEquals(TerminalReason.FAILED, e.reason());
+            assertEquals(Optional.of(ReadyOutcome.WIRE_FAIL), e.lastOutcome());
+            h.assertQuiescent(); // staging back at once, without any clock advance
         }
     }
 
@@ -295,12 +305,25 @@ class DataPhaseTest {
     }
 
     @Test
-    void controlPlaneOnlySessionsMoveNoBytesAndReportTheSize() {
-        try (Harness h = new Harness()) {
+    void controlPlaneOnlySessionsReportNoBytesAndCanNeverCommitAPut() {
+        try (Harness h = new Harness()) { // the harness runs control plane only
             SessionId id = h.prepare(Op.PUT, 4096).sessionId();
             assertEquals(RcStatus.OK, h.core.finishPrepare(id, true));
             ReadyResponse r = h.core.readyTransfer(h.ready(id)).orElseThrow();
-            assertEquals(4096, r.bytesTransferred());
+            assertEquals(ReadyOutcome.OK, r.outcome());
+            assertEquals(0, r.bytesTransferred(), "nothing moved, and READY says so");
+            assertEquals(RcStatus.STATE, h.core.getPutData(id).status(), "no received bytes to commit");
+            assertEquals(RcStatus.OK, h.core.finishFinal(id));
+            TerminalEvent e = h.events.only(id);
+            assertEquals(0, e.bytes());
+            h.assertQuiescent();
+        }
+    }
+
+    @Test
+    void putViewAfterARealDataPhaseStillFollowsTheFinalizerRule() throws Exception {
+        try (Harness h = new Harness()) {
+            SessionId id = h.completedPut(4096);
             SessionBuffer view = h.core.getPutData(id).orElseThrow();
             assertEquals(RcStatus.DOUBLE, h.core.getPutData(id).status());
             assertEquals(RcStatus.STATE, h.core.finishFinal(id), "after get_put_data only finish_put finalizes");

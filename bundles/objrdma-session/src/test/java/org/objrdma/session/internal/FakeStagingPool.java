@@ -53,6 +53,14 @@ final class FakeStagingPool implements StagingPool {
     @Override
     public StagingLease borrow(long size, PrincipalId principal, String holderHint, Duration maxWait)
             throws StagingException {
+        return borrow(size, principal, holderHint, maxWait, null);
+    }
+
+    /** Registers with {@code on} when given (as the real pool does), else with this pool's transport. */
+    @Override
+    public StagingLease borrow(long size, PrincipalId principal, String holderHint, Duration maxWait, Transport on)
+            throws StagingException {
+        Transport registerWith = on == null ? transport : on;
         if (failWith != null) {
             throw new StagingException(failWith, "scripted failure");
         }
@@ -64,10 +72,14 @@ final class FakeStagingPool implements StagingPool {
             throw new StagingException(StagingStatus.LIMIT, "outstanding leases");
         }
         MemoryRegion region = free.computeIfAbsent(size, k -> new ConcurrentLinkedQueue<>()).poll();
+        if (region != null && !region.transportName().equals(registerWith.name())) {
+            free.get(size).add(region);
+            region = null;
+        }
         if (region == null) {
             MemorySegment segment = arena.allocate(size, 4096);
             try {
-                region = transport.register(segment, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+                region = registerWith.register(segment, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
             } catch (TransportException e) {
                 outstanding.decrementAndGet();
                 throw new StagingException(StagingStatus.REGISTRATION_FAILED, e.getMessage(), e);

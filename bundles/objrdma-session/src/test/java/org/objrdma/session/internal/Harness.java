@@ -41,9 +41,12 @@ final class Harness implements AutoCloseable {
     final SessionCore core;
     private final Arena clientArena = Arena.ofShared();
 
-    /** Settings tests start from: short deadlines on the fake clock, generous limits. */
+    /**
+     * Settings tests start from: short deadlines on the fake clock, generous limits, and control plane only,
+     * so that the state-table tests may PREPARE sessions without a client endpoint.
+     */
     static SessionSettings.Builder settings() {
-        return SessionSettings.builder().prepTimeoutMs(1_000).execTimeoutMs(2_000).leaseTimeoutMs(5_000)
+        return SessionSettings.builder().controlPlaneOnly(true).prepTimeoutMs(1_000).execTimeoutMs(2_000).leaseTimeoutMs(5_000)
                 .maxSessions(100_000).maxUserSessions(100_000).maxQps(100_000).maxUserQps(100_000)
                 .maxStagingBytes(1L << 40).maxUserStagingBytes(1L << 40);
     }
@@ -115,6 +118,34 @@ final class Harness implements AutoCloseable {
         return new Client(size);
     }
 
+    private final List<Client> putClients = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /**
+     * A PUT whose data phase really ran: a client (closed with the harness) PREPAREs with its endpoint, READY
+     * runs, the client WRITE_WITH_IMMs {@code size} bytes with the cookie. The session is COMPLETING, READY's
+     * answer checked OK.
+     */
+    SessionId completedPut(int size) throws Exception {
+        Client c = client(size);
+        putClients.add(c);
+        PrepareResponse prep = core.prepare(c.prepareRequest(Op.PUT, size)).orElseThrow();
+        SessionId id = prep.sessionId();
+        assertEquals(org.objrdma.api.session.RcStatus.OK, core.finishPrepare(id, true));
+        long serverChannel = core.detail(id).orElseThrow().channelId();
+        CompletableFuture<org.objrdma.api.session.SessionResult<org.objrdma.api.session.ReadyResponse>> ready =
+                CompletableFuture.supplyAsync(() -> core.readyTransfer(c.readyRequest(id)));
+        // the server posts its receive before it connects, so CONNECTED means the write will find it
+        await("server connected", () -> transport.channelState(serverChannel)
+                == org.objrdma.api.transport.ChannelState.CONNECTED);
+        c.channel.connect(prep.serverEndpoint());
+        WorkRequest write = WorkRequest.writeWithImm(9, new org.objrdma.api.transport.ScatterGatherEntry(c.region, 0,
+                size), prep.stagingRegion().address(), prep.stagingRegion().rkey(), COOKIE);
+        assertTrue(c.channel.submit(List.of(write), Duration.ofSeconds(5)).get(5, TimeUnit.SECONDS).completions()
+                .get(0).isSuccess(), "the client's write");
+        assertEquals(org.objrdma.api.session.ReadyOutcome.OK, ready.get(10, TimeUnit.SECONDS).orElseThrow().outcome());
+        return id;
+    }
+
     static void await(String what, BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!condition.getAsBoolean()) {
@@ -135,6 +166,7 @@ final class Harness implements AutoCloseable {
     @Override
     public void close() {
         core.shutdown(Duration.ofMillis(200));
+        putClients.forEach(Client::close);
         pool.close();
         clientArena.close();
     }

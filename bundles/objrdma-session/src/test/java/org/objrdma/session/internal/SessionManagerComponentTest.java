@@ -32,22 +32,32 @@ class SessionManagerComponentTest {
         component.bindTransport(first);
         component.bindStagingPool(firstPool);
         component.bindTerminalListener(events);
-        component.activate(SessionSettingsTest.config(Map.of("reaper.period.ms", 10L)));
+        component.activate(SessionSettingsTest.config(Map.of("reaper.period.ms", 10L, "control.plane.only", true)));
 
         SessionId onFirst = component.prepare(request()).orElseThrow().sessionId();
         assertEquals(1, first.openChannels());
 
-        // greedy replacement: SCR binds the better service, then unbinds the old one
+        // greedy replacement: SCR binds the better service, then unbinds the old one, which is still there
         component.bindTransport(second);
         component.bindStagingPool(secondPool);
         component.unbindStagingPool(firstPool);
         component.unbindTransport(first);
+        assertEquals(0, events.count(onFirst), "a better transport appearing ends nothing");
+        assertEquals(1, first.openChannels(), "the session keeps its channel on the old transport");
+        assertEquals(1, firstPool.outstanding.get(), "and its lease");
+
+        SessionId onSecond = component.prepare(request()).orElseThrow().sessionId();
+        assertEquals(1, second.openChannels(), "new sessions use the better transport");
+        assertEquals(1, first.openChannels());
+
+        // the old transport's service goes away for good: only now do its sessions end, with a wire status
+        component.unbindLiveTransport(first);
         assertEquals(TerminalReason.TRANSPORT_LOST, events.only(onFirst).reason());
         assertEquals(0, first.openChannels());
         assertEquals(0, firstPool.outstanding.get());
-
-        SessionId onSecond = component.prepare(request()).orElseThrow().sessionId();
-        assertEquals(1, second.openChannels());
+        assertEquals(0, events.count(onSecond));
+        component.unbindLivePool(firstPool); // nothing of it is held any more
+        assertEquals(0, events.count(onSecond));
         component.unbindTerminalListener(events);
         assertEquals(RcStatus.OK, component.cancel(onSecond, Harness.ALICE));
         assertEquals(0, events.count(onSecond), "an unbound listener hears nothing more");
@@ -55,9 +65,24 @@ class SessionManagerComponentTest {
         SessionId open = component.prepare(request()).orElseThrow().sessionId();
         component.deactivate();
         assertEquals(0, secondPool.outstanding.get(), "deactivation ended " + open);
-        assertEquals(RcStatus.INTERNAL, component.prepare(request()).status());
+        assertEquals(RcStatus.SHUTDOWN, component.prepare(request()).status());
         firstPool.close();
         secondPool.close();
+    }
+
+    @Test
+    void byDefaultAPrepareWithoutAClientEndpointIsRefusedWithArg() {
+        LoopbackTransport t = new LoopbackTransport("t");
+        FakeStagingPool pool = new FakeStagingPool(t, 1 << 20);
+        SessionManagerComponent component = new SessionManagerComponent();
+        component.bindTransport(t);
+        component.bindStagingPool(pool);
+        component.activate(SessionSettingsTest.config(Map.of()));
+        assertEquals(RcStatus.ARG, component.prepare(request()).status(), "no endpoint, no bytes: no session");
+        assertEquals(0, t.openChannels());
+        assertEquals(0, pool.borrows.get());
+        component.deactivate();
+        pool.close();
     }
 
     @Test

@@ -50,12 +50,14 @@ class SessionSettingsTest {
     @Test
     void configuredValuesArriveUnderTheirDottedNames() {
         SessionSettings s = SessionManagerComponent.settingsFrom(config(Map.of("max.sessions", 5000L,
-                "max.user.staging.bytes", 12345L, "reaper.period.ms", 100L, "dev.name", "mlx5_1", "gid.index", 3)));
+                "max.user.staging.bytes", 12345L, "reaper.period.ms", 100L, "dev.name", "mlx5_1", "control.plane.only", true)));
         assertEquals(5000, s.maxSessions());
         assertEquals(12345, s.maxUserStagingBytes());
         assertEquals(100, s.reaperPeriodMs());
         assertEquals("mlx5_1", s.devName());
-        assertEquals(3, s.gidIndex());
+        assertTrue(s.controlPlaneOnly());
+        assertEquals(false, SessionManagerComponent.settingsFrom(config(Map.of())).controlPlaneOnly(),
+                "control plane only is never the default");
     }
 
     private static void refused(String property, UnaryOperator<SessionSettings.Builder> change) {
@@ -86,10 +88,6 @@ class SessionSettingsTest {
         refused("reaper.period.ms", b -> b.reaperPeriodMs(0));
         refused("reaper.period.ms", b -> b.reaperPeriodMs(101));
         refused("dev.name", b -> b.devName("mlx5 0; rm"));
-        refused("gid.hint", b -> b.gidHint("fe80::zz"));
-        refused("port", b -> b.port(0));
-        refused("port", b -> b.port(256));
-        refused("gid.index", b -> b.gidIndex(-1));
     }
 
     @Test
@@ -103,8 +101,8 @@ class SessionSettingsTest {
     void boundaryValuesAreAccepted() {
         SessionSettings s = SessionSettings.builder().maxSessions(1).maxUserSessions(1).maxStagingBytes(1)
                 .maxUserStagingBytes(1).maxQps(1).maxUserQps(1).prepTimeoutMs(1).execTimeoutMs(1).leaseTimeoutMs(1)
-                .shutdownTimeoutMs(1).maxReadySlots(1).maxStageSlots(1).reaperPeriodMs(100).port(255)
-                .gidIndex(0).gidHint("fe80:0000").devName(" mlx5_0 ").build();
+                .shutdownTimeoutMs(1).maxReadySlots(1).maxStageSlots(1).reaperPeriodMs(100)
+                .controlPlaneOnly(true).devName(" mlx5_0 ").build();
         assertEquals("mlx5_0", s.devName(), "surrounding blanks are trimmed");
         assertEquals(s, s.toBuilder().build());
     }

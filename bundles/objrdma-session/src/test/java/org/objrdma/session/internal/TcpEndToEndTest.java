@@ -291,8 +291,8 @@ class TcpEndToEndTest {
         try (Client client = new Client()) {
             SessionId a = core.prepare(new PrepareRequest(ALICE, Op.PUT, "/b/a", 0, 4096, 1, COOKIE,
                     client.preparedEndpoint(), null)).orElseThrow().sessionId();
-            SessionId b = core.prepare(new PrepareRequest(ALICE, Op.GET, "/b/b", 0, 4096, 1, COOKIE, null, null))
-                    .orElseThrow().sessionId();
+            SessionId b = core.prepare(new PrepareRequest(ALICE, Op.GET, "/b/b", 0, 4096, 1, COOKIE,
+                    client.preparedEndpoint(), client.region.asRemote())).orElseThrow().sessionId();
             assertEquals(RcStatus.OK, core.finishPrepare(a, true));
             assertEquals(2, core.transportGone(server));
             for (SessionId id : List.of(a, b)) {
@@ -301,7 +301,7 @@ class TcpEndToEndTest {
                 assertEquals(Optional.of(ReadyOutcome.WIRE_FAIL), e.lastOutcome());
             }
             assertEquals(RcStatus.INTERNAL, core.prepare(new PrepareRequest(ALICE, Op.GET, "/b/c", 0, 4096, 1, COOKIE,
-                    null, null)).status(), "no transport bound now");
+                    client.preparedEndpoint(), client.region.asRemote())).status(), "no transport bound now");
             assertStagingAndChannelsReturned();
         }
     }

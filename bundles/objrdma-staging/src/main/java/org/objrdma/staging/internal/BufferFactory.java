@@ -1,17 +1,17 @@
 package org.objrdma.staging.internal;
 
 import java.util.Set;
-import java.util.function.Supplier;
 import org.apache.commons.pool2.KeyedPooledObjectFactory;
 import org.apache.commons.pool2.PooledObject;
 import org.apache.commons.pool2.impl.DefaultPooledObject;
 
 /**
- * Makes, checks and destroys the buffers of the Commons Pool: a key is a class size. A buffer is valid
- * while it is registered with the transport the pool is bound to now; a buffer of an earlier binding is
- * destroyed (deregistered, then freed) the next time the pool sees it idle or returned.
+ * Makes, checks and destroys the buffers of the Commons Pool: a key is one size class of one transport
+ * binding. A buffer is valid while its binding is live (its transport has not gone away) and its region
+ * is open; any other buffer is destroyed (deregistered, then freed) the next time the pool sees it idle
+ * or returned.
  */
-final class BufferFactory implements KeyedPooledObjectFactory<Long, StagingBuffer> {
+final class BufferFactory implements KeyedPooledObjectFactory<TransportBinding.Key, StagingBuffer> {
 
     /** No transport is bound: nothing can be registered. */
     static final class NoTransportException extends Exception {
@@ -31,54 +31,50 @@ final class BufferFactory implements KeyedPooledObjectFactory<Long, StagingBuffe
         }
     }
 
-    private final SizeClasses classes;
-    private final Supplier<TransportBinding> currentBinding;
     /** Every buffer that exists, lent or idle: what the overdue check and shutdown walk. */
     private final Set<StagingBuffer> liveBuffers;
 
-    BufferFactory(SizeClasses classes, Supplier<TransportBinding> currentBinding, Set<StagingBuffer> liveBuffers) {
-        this.classes = classes;
-        this.currentBinding = currentBinding;
+    BufferFactory(Set<StagingBuffer> liveBuffers) {
         this.liveBuffers = liveBuffers;
     }
 
     @Override
-    public PooledObject<StagingBuffer> makeObject(Long classSize) throws Exception {
-        TransportBinding binding = currentBinding.get();
-        if (binding == null) {
+    public PooledObject<StagingBuffer> makeObject(TransportBinding.Key key) throws Exception {
+        TransportBinding binding = key.binding();
+        if (!binding.isLive()) {
             throw new NoTransportException();
         }
         StagingBuffer buffer;
         try {
-            buffer = StagingBuffer.allocate(classes.indexFor(classSize), classSize, binding);
+            buffer = StagingBuffer.allocate(key.classIndex(), key.classSize(), binding);
         } catch (OutOfMemoryError e) {
             // an Error would skip Commons Pool's own bookkeeping of the failed create
-            throw new AllocationFailedException(classSize, e);
+            throw new AllocationFailedException(key.classSize(), e);
         }
         liveBuffers.add(buffer);
         return new DefaultPooledObject<>(buffer);
     }
 
     @Override
-    public boolean validateObject(Long classSize, PooledObject<StagingBuffer> p) {
+    public boolean validateObject(TransportBinding.Key key, PooledObject<StagingBuffer> p) {
         StagingBuffer buffer = p.getObject();
-        return buffer.binding() == currentBinding.get() && buffer.region().isOpen();
+        return buffer.binding().isLive() && buffer.region().isOpen();
     }
 
     @Override
-    public void destroyObject(Long classSize, PooledObject<StagingBuffer> p) {
+    public void destroyObject(TransportBinding.Key key, PooledObject<StagingBuffer> p) {
         StagingBuffer buffer = p.getObject();
         liveBuffers.remove(buffer);
         buffer.close();
     }
 
     @Override
-    public void activateObject(Long classSize, PooledObject<StagingBuffer> p) {
+    public void activateObject(TransportBinding.Key key, PooledObject<StagingBuffer> p) {
         // a staging buffer carries no state between leases; the borrower overwrites what it uses
     }
 
     @Override
-    public void passivateObject(Long classSize, PooledObject<StagingBuffer> p) {
+    public void passivateObject(TransportBinding.Key key, PooledObject<StagingBuffer> p) {
         // nothing to reset, see activateObject
     }
 }

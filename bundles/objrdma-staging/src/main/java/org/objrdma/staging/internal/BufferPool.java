@@ -4,10 +4,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -38,8 +42,11 @@ import org.slf4j.LoggerFactory;
  * transport swap or the pool closes; lent buffers when they come back. A lease still out when the pool
  * closes keeps its memory and registration until it is released (a peer may still be writing into it).
  *
- * <p>Transport swap: {@link #useTransport} makes a new binding. New buffers register with it; buffers of
- * the old binding are destroyed when idle at once and otherwise when their lease returns.
+ * <p>Transports: the pool keeps one binding per live transport. {@link #useTransport} names the preferred
+ * one, which borrows that name no transport use; {@link #borrow(long, PrincipalId, String, Duration, Transport)}
+ * borrows on a given one (a session on its channel's transport). A better transport appearing changes
+ * only the preference: leases and idle buffers of the others stay valid. {@link #transportGone} retires a
+ * binding: its idle buffers are destroyed at once, lent ones when their lease returns.
  */
 public final class BufferPool implements StagingPool, AutoCloseable {
 
@@ -53,13 +60,13 @@ public final class BufferPool implements StagingPool, AutoCloseable {
     private static final Duration POOL_WAIT_CAP = Duration.ofMinutes(1);
     /** Longest wait honoured: about 73 years, far from the overflow of nanosecond arithmetic. */
     private static final long MAX_WAIT_NANOS = Long.MAX_VALUE >> 2;
-    /** Retries when a transport swap invalidates a buffer between its creation and its hand-out. */
+    /** Retries when buffers fail validation (a region the transport closed) between creation and hand-out. */
     private static final int SWAP_RETRIES = 3;
 
     private final StagingSettings settings;
     private final SizeClasses classes;
     private final LimitLedger ledger;
-    private final GenericKeyedObjectPool<Long, StagingBuffer> buffers;
+    private final GenericKeyedObjectPool<TransportBinding.Key, StagingBuffer> buffers;
     private final Set<StagingBuffer> liveBuffers = ConcurrentHashMap.newKeySet();
     private final Supplier<Telemetry> telemetry;
     private final InstantSource clock;
@@ -67,8 +74,13 @@ public final class BufferPool implements StagingPool, AutoCloseable {
     private final ScheduledExecutorService leaseCheck;
 
     private final Object bindingLock = new Object();
-    private volatile TransportBinding binding;
-    private long bindings; // guarded by bindingLock
+    /** The binding of each live transport; guarded by bindingLock. */
+    private final Map<Transport, TransportBinding> bindings = new IdentityHashMap<>();
+    /** Transports that went away: a borrow naming one is refused rather than taking it up again; guarded by bindingLock. */
+    private final Set<Transport> gone = Collections.newSetFromMap(new WeakHashMap<>());
+    /** Where borrows that name no transport register; null: such borrows fail NO_TRANSPORT. */
+    private volatile TransportBinding preferred;
+    private long generations; // guarded by bindingLock
     private volatile boolean closed;
 
     private final LongAdder waits = new LongAdder();
@@ -90,9 +102,12 @@ public final class BufferPool implements StagingPool, AutoCloseable {
         this.reports = Objects.requireNonNull(reports, "reports");
         this.classes = new SizeClasses(settings.minBufferSize(), settings.maxBufferSize());
         this.ledger = new LimitLedger(settings, classes);
-        this.binding = transport == null ? null : new TransportBinding(transport, ++bindings);
-        this.buffers = new GenericKeyedObjectPool<>(new BufferFactory(classes, () -> binding, liveBuffers),
-                poolConfig(settings));
+        if (transport != null) {
+            synchronized (bindingLock) {
+                this.preferred = bindingOf(transport);
+            }
+        }
+        this.buffers = new GenericKeyedObjectPool<>(new BufferFactory(liveBuffers), poolConfig(settings));
         // the ledger already counts and the evictor needs no per-borrow timing: keep the hot path lean
         buffers.setCollectDetailedStatistics(false);
         buffers.setReuseCapacityOnReturn(false);
@@ -138,30 +153,69 @@ public final class BufferPool implements StagingPool, AutoCloseable {
     // ---------------------------------------------------------------- transport binding
 
     /**
-     * Registers new buffers with {@code transport} from now on (null: with none, borrows fail NO_TRANSPORT).
-     * Idle buffers of the previous binding are deregistered and freed now, lent ones when they return.
+     * Makes {@code transport} the preferred one: borrows that name no transport register with it from now on
+     * (null: such borrows fail NO_TRANSPORT). The previously preferred transport stays bound: its leases and
+     * idle buffers remain valid until {@link #transportGone} says it went away.
      */
     public void useTransport(Transport transport) {
         TransportBinding previous;
+        TransportBinding next;
         synchronized (bindingLock) {
-            previous = binding;
-            if (previous != null && previous.transport() == transport) {
-                return;
+            previous = preferred;
+            if (transport != null) {
+                gone.remove(transport); // bound again: a fresh binding, the old buffers stay stale
             }
-            binding = transport == null ? null : new TransportBinding(transport, ++bindings);
+            next = transport == null ? null : bindingOf(transport);
+            preferred = next;
         }
-        LOG.info("Staging buffers now register with {} (was {})",
-                transport == null ? "no transport" : transport.name(), previous == null ? "none" : previous);
-        if (previous != null && !closed) {
-            // idle buffers: all of them are of the old binding, bar one made in this very instant
-            buffers.clear();
+        if (previous != next) {
+            LOG.info("Staging buffers now register with {} by default (was {})",
+                    next == null ? "no transport" : next, previous == null ? "none" : previous);
         }
     }
 
-    /** The transport new buffers register with, or null. */
+    /**
+     * {@code transport} went away: its binding retires. Its idle buffers are deregistered and freed now, lent
+     * ones when their lease returns; a later borrow naming it fails NO_TRANSPORT. If it was the preferred one,
+     * no transport is preferred until {@link #useTransport} names the next.
+     */
+    public void transportGone(Transport transport) {
+        TransportBinding retired;
+        synchronized (bindingLock) {
+            retired = bindings.remove(transport);
+            gone.add(transport);
+            if (retired == null) {
+                return;
+            }
+            retired.retire();
+            if (preferred == retired) {
+                preferred = null;
+            }
+        }
+        LOG.info("Staging buffers of {} retire: the transport went away", retired);
+        if (!closed) {
+            for (TransportBinding.Key key : retired.keys()) {
+                buffers.clear(key);
+            }
+        }
+    }
+
+    /** The binding of {@code transport}, made now if it has none. Under bindingLock. */
+    private TransportBinding bindingOf(Transport transport) {
+        return bindings.computeIfAbsent(transport, t -> new TransportBinding(t, ++generations, classes));
+    }
+
+    /** The preferred transport, or null. */
     public Transport transport() {
-        TransportBinding b = binding;
+        TransportBinding b = preferred;
         return b == null ? null : b.transport();
+    }
+
+    /** Transports with a live binding now. */
+    int boundTransports() {
+        synchronized (bindingLock) {
+            return bindings.size();
+        }
     }
 
     // ---------------------------------------------------------------- borrow and return
@@ -173,6 +227,12 @@ public final class BufferPool implements StagingPool, AutoCloseable {
 
     @Override
     public StagingLease borrow(long size, PrincipalId principal, String holderHint, Duration maxWait)
+            throws StagingException {
+        return borrow(size, principal, holderHint, maxWait, null);
+    }
+
+    @Override
+    public StagingLease borrow(long size, PrincipalId principal, String holderHint, Duration maxWait, Transport on)
             throws StagingException {
         Objects.requireNonNull(principal, "principal");
         Objects.requireNonNull(holderHint, "holderHint");
@@ -187,14 +247,14 @@ public final class BufferPool implements StagingPool, AutoCloseable {
         if (closed) {
             throw fail(StagingStatus.CLOSED, "the staging pool is shutting down");
         }
-        if (binding == null) {
-            throw fail(StagingStatus.NO_TRANSPORT, "no transport is bound to register staging buffers with");
-        }
+        TransportBinding binding = bindingFor(on);
         int classIndex = classes.indexFor(size);
         long start = System.nanoTime();
         boolean waited;
         try {
-            waited = ledger.charge(classIndex, principal, waitNanos(maxWait));
+            LimitLedger.Grant grant = ledger.charge(classIndex, principal, waitNanos(maxWait));
+            waited = grant.waited();
+            classIndex = grant.classIndex();
         } catch (StagingException e) {
             if (e.status() == StagingStatus.LIMIT) {
                 waits.increment();
@@ -214,8 +274,22 @@ public final class BufferPool implements StagingPool, AutoCloseable {
         StagingBuffer buffer;
         try {
             Duration left = Duration.ofNanos(waitNanos(maxWait) - (System.nanoTime() - start));
-            buffer = takeBuffer(classIndex, left.compareTo(EVICTION_GRACE) < 0 ? EVICTION_GRACE
-                    : left.compareTo(POOL_WAIT_CAP) > 0 ? POOL_WAIT_CAP : left);
+            Duration poolWait = left.compareTo(EVICTION_GRACE) < 0 ? EVICTION_GRACE
+                    : left.compareTo(POOL_WAIT_CAP) > 0 ? POOL_WAIT_CAP : left;
+            for (int attempt = 0; ; attempt++) {
+                try {
+                    buffer = takeBuffer(binding, classIndex, poolWait);
+                    break;
+                } catch (StagingException e) {
+                    // a borrow that follows the preference follows it to the next transport when its own went away
+                    TransportBinding now = preferred;
+                    if (on != null || e.status() != StagingStatus.NO_TRANSPORT || now == null || now == binding
+                            || attempt >= SWAP_RETRIES) {
+                        throw e;
+                    }
+                    binding = now;
+                }
+            }
         } catch (StagingException e) {
             ledger.release(classIndex, principal);
             failures.increment();
@@ -228,15 +302,39 @@ public final class BufferPool implements StagingPool, AutoCloseable {
         return lease;
     }
 
+    /** The binding a borrow registers with: {@code on}'s (taken up now if new), or the preferred one. */
+    private TransportBinding bindingFor(Transport on) throws StagingException {
+        if (on == null) {
+            TransportBinding b = preferred;
+            if (b == null) {
+                throw fail(StagingStatus.NO_TRANSPORT, "no transport is bound to register staging buffers with");
+            }
+            return b;
+        }
+        synchronized (bindingLock) {
+            TransportBinding b = bindings.get(on);
+            if (b != null) {
+                return b;
+            }
+            if (gone.contains(on)) {
+                throw fail(StagingStatus.NO_TRANSPORT, "transport " + on.name() + " went away");
+            }
+            // the consumer saw the transport before this pool was told of it: take it up now
+            b = bindingOf(on);
+            LOG.debug("Staging pool takes up transport {} for a borrow that names it", b);
+            return b;
+        }
+    }
+
     private static long waitNanos(Duration maxWait) {
         return maxWait.compareTo(Duration.ofNanos(MAX_WAIT_NANOS)) > 0 ? MAX_WAIT_NANOS : maxWait.toNanos();
     }
 
-    private StagingBuffer takeBuffer(int classIndex, Duration maxWait) throws StagingException {
-        Long key = classes.key(classIndex);
+    private StagingBuffer takeBuffer(TransportBinding binding, int classIndex, Duration maxWait)
+            throws StagingException {
+        TransportBinding.Key key = binding.key(classIndex);
         for (int attempt = 0; ; attempt++) {
-            TransportBinding before = binding;
-            if (before == null) {
+            if (!binding.isLive()) {
                 throw new StagingException(StagingStatus.NO_TRANSPORT, "the transport went away during the borrow");
             }
             try {
@@ -244,17 +342,17 @@ public final class BufferPool implements StagingPool, AutoCloseable {
             } catch (BufferFactory.NoTransportException e) {
                 throw new StagingException(StagingStatus.NO_TRANSPORT, "the transport went away during the borrow");
             } catch (TransportException e) {
-                throw new StagingException(StagingStatus.REGISTRATION_FAILED, "transport " + before.transport().name()
+                throw new StagingException(StagingStatus.REGISTRATION_FAILED, "transport " + binding.transport().name()
                         + " refused to register a " + key + "-byte buffer: " + e.getMessage(), e);
             } catch (BufferFactory.AllocationFailedException e) {
                 throw new StagingException(StagingStatus.REGISTRATION_FAILED, e.getMessage(), e);
             } catch (NoSuchElementException e) {
-                // a new buffer failed validation: the transport changed while it was being registered
-                if (binding != before && attempt < SWAP_RETRIES) {
-                    continue;
-                }
-                if (binding == null) {
+                // a buffer failed validation: its region closed under it (the transport is closing)
+                if (!binding.isLive()) {
                     throw new StagingException(StagingStatus.NO_TRANSPORT, "the transport went away during the borrow");
+                }
+                if (attempt < SWAP_RETRIES) {
+                    continue;
                 }
                 throw new StagingException(StagingStatus.REGISTRATION_FAILED,
                         "no usable " + key + "-byte buffer: " + e.getMessage(), e);
@@ -274,7 +372,7 @@ public final class BufferPool implements StagingPool, AutoCloseable {
     void giveBack(PooledLease lease) {
         StagingBuffer buffer = lease.buffer();
         int classIndex = buffer.classIndex();
-        Long key = classes.key(classIndex);
+        TransportBinding.Key key = buffer.key();
         buffer.returned();
         try {
             if (settings.scrubOnReturn() && !closed) {
@@ -284,11 +382,10 @@ public final class BufferPool implements StagingPool, AutoCloseable {
             if (closed) {
                 destroyAfterClose(key, buffer);
             } else {
-                TransportBinding before = binding;
                 buffers.returnObject(key, buffer);
-                if (binding != before) {
-                    // a swap ran while this buffer went back to idle and may have missed it
-                    buffers.clear(key, false);
+                if (!buffer.binding().isLive()) {
+                    // its transport went away while this buffer went back to idle: the retirement may have missed it
+                    buffers.clear(key);
                 }
             }
         } catch (RuntimeException e) {
@@ -302,7 +399,7 @@ public final class BufferPool implements StagingPool, AutoCloseable {
         }
     }
 
-    private void destroyAfterClose(Long key, StagingBuffer buffer) {
+    private void destroyAfterClose(TransportBinding.Key key, StagingBuffer buffer) {
         try {
             buffers.invalidateObject(key, buffer);
         } catch (Exception e) {
@@ -426,11 +523,20 @@ public final class BufferPool implements StagingPool, AutoCloseable {
         long idle = 0;
         long bytesBorrowed = 0;
         long bytesAllocated = 0;
+        long[] activeIn = new long[classes.count()];
+        long[] idleIn = new long[classes.count()];
+        for (StagingBuffer b : liveBuffers) {
+            // every binding's buffers count: a lease on a transport that is no longer preferred is still lent
+            if (b.currentLease() != null) {
+                activeIn[b.classIndex()]++;
+            } else {
+                idleIn[b.classIndex()]++;
+            }
+        }
         for (int i = 0; i < classes.count(); i++) {
-            Long key = classes.key(i);
             long size = classes.size(i);
-            long active = buffers.getNumActive(key);
-            long idleHere = buffers.getNumIdle(key);
+            long active = activeIn[i];
+            long idleHere = idleIn[i];
             perClass.add(new StagingStats.SizeClass(size, active, idleHere));
             borrowed += active;
             idle += idleHere;

@@ -14,9 +14,13 @@ import org.objrdma.api.staging.StagingException;
 import org.objrdma.api.staging.StagingStatus;
 
 /**
- * What is lent out against the three limits: buffers per size class, bytes in total and bytes per
- * principal. A borrow is charged here before it touches the buffer pool and released after the buffer is
- * back in it, so the buffer pool itself never has to wait.
+ * What is lent out against the four limits: buffers per size class, bytes in total, bytes per principal
+ * and buffers per principal in one size class. A borrow is charged here before it touches the buffer pool
+ * and released after the buffer is back in it, so the buffer pool itself never has to wait.
+ *
+ * <p>Fairness: one principal holds at most {@code max.buffers.per.principal.per.class} buffers of a class,
+ * so it cannot take a whole class from the others; and when a class is exhausted (every buffer lent) a
+ * charge is served from the next larger class, one step up, if that has room.
  *
  * <p>Fast path: while nobody waits, a charge is three atomic updates and no lock. Once a charge does not
  * fit, it queues; while anyone is queued, new charges queue behind them (no barging). Releases hand the
@@ -27,17 +31,28 @@ import org.objrdma.api.staging.StagingStatus;
 final class LimitLedger {
 
     /** Which limit a charge ran into, for the failure message. */
-    enum Outcome { GRANTED, CLASS_FULL, TOTAL_FULL, PRINCIPAL_FULL }
+    enum Outcome { GRANTED, CLASS_FULL, TOTAL_FULL, PRINCIPAL_FULL, PRINCIPAL_CLASS_FULL }
+
+    /** What a principal holds now; mutated only inside {@link ConcurrentHashMap#compute}. */
+    private static final class PrincipalCharge {
+        long bytes;
+        final int[] buffersPerClass;
+
+        PrincipalCharge(int classes) {
+            buffersPerClass = new int[classes];
+        }
+    }
 
     private final long maxTotalBytes;
     private final long maxBytesPerPrincipal;
     private final int maxBuffersPerClass;
+    private final int maxBuffersPerPrincipalPerClass;
     private final SizeClasses classes;
 
     private final AtomicIntegerArray buffersLent;
     private final AtomicLong bytesLent = new AtomicLong();
     /** Only principals with bytes lent have an entry; it goes when their count returns to zero. */
-    private final ConcurrentHashMap<PrincipalId, Long> bytesLentPerPrincipal = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<PrincipalId, PrincipalCharge> lentPerPrincipal = new ConcurrentHashMap<>();
 
     private final ReentrantLock lock = new ReentrantLock();
     /** Charges that did not fit, oldest first. Guarded by {@link #lock}. */
@@ -50,33 +65,47 @@ final class LimitLedger {
         this.maxTotalBytes = settings.maxTotalBytes();
         this.maxBytesPerPrincipal = settings.maxBytesPerPrincipal();
         this.maxBuffersPerClass = settings.maxBuffersPerClass();
+        this.maxBuffersPerPrincipalPerClass = settings.maxBuffersPerPrincipalPerClass();
         this.classes = classes;
         this.buffersLent = new AtomicIntegerArray(classes.count());
     }
 
     /**
-     * Charges one buffer of class {@code classIndex} to {@code principal}, waiting up to {@code maxWaitNanos}
-     * for room.
+     * What a charge got.
      *
-     * @return true if the charge had to wait (it did not fit at once)
+     * @param classIndex the class charged: the one asked for, or the next larger one when that was exhausted
+     * @param waited     true if the charge had to wait (it did not fit at once)
+     */
+    record Grant(int classIndex, boolean waited) {
+    }
+
+    /**
+     * Charges one buffer of class {@code classIndex} (or, when that class is exhausted, of the next larger
+     * one) to {@code principal}, waiting up to {@code maxWaitNanos} for room.
+     *
      * @throws StagingException LIMIT if a limit stayed reached for the whole wait (or the wait was
      *         interrupted; the interrupt flag is kept), CLOSED if the ledger closed first. Nothing is charged.
      */
-    boolean charge(int classIndex, PrincipalId principal, long maxWaitNanos) throws StagingException {
+    Grant charge(int classIndex, PrincipalId principal, long maxWaitNanos) throws StagingException {
         long bytes = classes.size(classIndex);
         if (closed) {
             throw closedException();
         }
-        if (queued.get() == 0 && tryCharge(classIndex, bytes, principal, false) == Outcome.GRANTED) {
-            return false;
+        if (queued.get() == 0) {
+            Waiter direct = new Waiter(classIndex, bytes, principal);
+            if (tryChargeOrNext(direct, false) == Outcome.GRANTED) {
+                return new Grant(direct.grantedClass, false);
+            }
         }
-        return chargeInLine(new Waiter(classIndex, bytes, principal), maxWaitNanos);
+        Waiter w = new Waiter(classIndex, bytes, principal);
+        boolean waited = chargeInLine(w, maxWaitNanos);
+        return new Grant(w.grantedClass, waited);
     }
 
-    /** Gives back what {@link #charge} took. */
+    /** Gives back what {@link #charge} took; {@code classIndex} is the class of the grant. */
     void release(int classIndex, PrincipalId principal) {
         long bytes = classes.size(classIndex);
-        bytesLentPerPrincipal.merge(principal, -bytes, LimitLedger::sumOrRemove);
+        unchargePrincipal(principal, classIndex, bytes);
         bytesLent.addAndGet(-bytes);
         buffersLent.decrementAndGet(classIndex);
         grantIfQueued();
@@ -100,13 +129,29 @@ final class LimitLedger {
     }
 
     long bytesLent(PrincipalId principal) {
-        Long b = bytesLentPerPrincipal.get(principal);
-        return b == null ? 0 : b;
+        PrincipalCharge c = lentPerPrincipal.get(principal);
+        if (c == null) {
+            return 0;
+        }
+        synchronized (c) {
+            return c.bytes;
+        }
+    }
+
+    /** Buffers of class {@code classIndex} lent to {@code principal} now. */
+    int buffersLent(PrincipalId principal, int classIndex) {
+        PrincipalCharge c = lentPerPrincipal.get(principal);
+        if (c == null) {
+            return 0;
+        }
+        synchronized (c) {
+            return c.buffersPerClass[classIndex];
+        }
     }
 
     /** Principals with bytes lent now. */
     int principalsCharged() {
-        return bytesLentPerPrincipal.size();
+        return lentPerPrincipal.size();
     }
 
     int buffersLent(int classIndex) {
@@ -202,7 +247,7 @@ final class LimitLedger {
             if (totalBlocked || (classBlocked & classBit) != 0) {
                 continue; // first come, first served for shared room
             }
-            Outcome o = tryCharge(w.classIndex, w.bytes, w.principal, true);
+            Outcome o = tryChargeOrNext(w, true);
             w.lastOutcome = o;
             switch (o) {
                 case GRANTED -> {
@@ -213,7 +258,7 @@ final class LimitLedger {
                 }
                 case TOTAL_FULL -> totalBlocked = true;
                 case CLASS_FULL -> classBlocked |= classBit;
-                case PRINCIPAL_FULL -> {
+                case PRINCIPAL_FULL, PRINCIPAL_CLASS_FULL -> {
                     // only this principal's own later charges are affected, and they are checked on their own
                 }
             }
@@ -221,7 +266,29 @@ final class LimitLedger {
     }
 
     /**
-     * Charges class, total and principal, or nothing. A partial charge is undone; outside the lock the undo
+     * Charges the waiter's class or, when that class is exhausted, the next larger one; records the class
+     * granted in the waiter. The outcome of a refusal is that of the class asked for.
+     */
+    private Outcome tryChargeOrNext(Waiter w, boolean underLock) {
+        Outcome o = tryCharge(w.classIndex, w.bytes, w.principal, underLock);
+        if (o == Outcome.GRANTED) {
+            w.grantedClass = w.classIndex;
+            return o;
+        }
+        if (o == Outcome.CLASS_FULL && buffersLent(w.principal, w.classIndex) >= maxBuffersPerPrincipalPerClass) {
+            return Outcome.PRINCIPAL_CLASS_FULL; // its share of this class is used up: no spilling into the next
+        }
+        int next = w.classIndex + 1;
+        if (o == Outcome.CLASS_FULL && next < classes.count()
+                && tryCharge(next, classes.size(next), w.principal, underLock) == Outcome.GRANTED) {
+            w.grantedClass = next;
+            return Outcome.GRANTED;
+        }
+        return o;
+    }
+
+    /**
+     * Charges class, total and principal (bytes and buffers of the class), or nothing. A partial charge is undone; outside the lock the undo
      * may have made a queued charge fail a check it would now pass, so it also grants queued charges.
      */
     private Outcome tryCharge(int classIndex, long bytes, PrincipalId principal, boolean underLock) {
@@ -247,28 +314,49 @@ final class LimitLedger {
                 break;
             }
         }
-        long principalBytes = bytesLentPerPrincipal.merge(principal, bytes, Long::sum);
-        if (principalBytes > maxBytesPerPrincipal) {
-            bytesLentPerPrincipal.merge(principal, -bytes, LimitLedger::sumOrRemove);
+        Outcome[] principalOutcome = new Outcome[1];
+        lentPerPrincipal.compute(principal, (p, c) -> {
+            PrincipalCharge charge = c == null ? new PrincipalCharge(classes.count()) : c;
+            synchronized (charge) {
+                if (charge.bytes + bytes > maxBytesPerPrincipal) {
+                    principalOutcome[0] = Outcome.PRINCIPAL_FULL;
+                } else if (charge.buffersPerClass[classIndex] >= maxBuffersPerPrincipalPerClass) {
+                    principalOutcome[0] = Outcome.PRINCIPAL_CLASS_FULL;
+                } else {
+                    charge.bytes += bytes;
+                    charge.buffersPerClass[classIndex]++;
+                    principalOutcome[0] = Outcome.GRANTED;
+                }
+                return charge.bytes == 0 ? null : charge;
+            }
+        });
+        if (principalOutcome[0] != Outcome.GRANTED) {
             bytesLent.addAndGet(-bytes);
             buffersLent.decrementAndGet(classIndex);
             if (!underLock) {
                 grantIfQueued();
             }
-            return Outcome.PRINCIPAL_FULL;
+            return principalOutcome[0];
         }
         return Outcome.GRANTED;
     }
 
-    private static Long sumOrRemove(Long current, Long delta) {
-        long sum = current + delta;
-        return sum == 0 ? null : sum;
+    private void unchargePrincipal(PrincipalId principal, int classIndex, long bytes) {
+        lentPerPrincipal.computeIfPresent(principal, (p, charge) -> {
+            synchronized (charge) {
+                charge.bytes -= bytes;
+                charge.buffersPerClass[classIndex]--;
+                return charge.bytes == 0 ? null : charge;
+            }
+        });
     }
 
     private String limitMessage(Waiter w, long maxWaitNanos) {
         String limit = switch (w.lastOutcome == null ? Outcome.TOTAL_FULL : w.lastOutcome) {
             case CLASS_FULL -> "max.buffers.per.class (" + maxBuffersPerClass + " buffers of " + w.bytes + " bytes)";
             case PRINCIPAL_FULL -> "max.bytes.per.principal (" + maxBytesPerPrincipal + " bytes for " + w.principal + ")";
+            case PRINCIPAL_CLASS_FULL -> "max.buffers.per.principal.per.class (" + maxBuffersPerPrincipalPerClass
+                    + " buffers of " + w.bytes + " bytes for " + w.principal + ")";
             case TOTAL_FULL, GRANTED -> "max.total.bytes (" + maxTotalBytes + " bytes)";
         };
         return "limit " + limit + " stayed reached for " + TimeUnit.NANOSECONDS.toMillis(maxWaitNanos)
@@ -286,6 +374,7 @@ final class LimitLedger {
         final PrincipalId principal;
         final Condition wakeUp = lock.newCondition();
         boolean granted;
+        int grantedClass = -1;
         Outcome lastOutcome;
 
         Waiter(int classIndex, long bytes, PrincipalId principal) {

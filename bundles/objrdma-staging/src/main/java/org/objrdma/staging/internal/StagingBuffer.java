@@ -30,7 +30,7 @@ final class StagingBuffer {
     private final Arena arena;
     private final MemorySegment segment;
     private final MemoryRegion region;
-    /** The binding the registration belongs to; the buffer is stale once the pool binds another. */
+    /** The binding the registration belongs to; the buffer is stale once that transport went away. */
     private final TransportBinding binding;
     private final AtomicBoolean closed = new AtomicBoolean();
     /** The lease out on this buffer, or null while idle; read by the overdue check and at shutdown. */
@@ -79,6 +79,11 @@ final class StagingBuffer {
 
     TransportBinding binding() {
         return binding;
+    }
+
+    /** Its Commons Pool key: its class of its binding. */
+    TransportBinding.Key key() {
+        return binding.key(classIndex);
     }
 
     PooledLease currentLease() {

@@ -23,10 +23,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@link StagingPool} service, PID {@code org.objrdma.staging}. It is active only while a
- * {@link Transport} is bound (highest {@code service.ranking} among those matching {@code transport.target});
- * a better transport arriving is swapped in without a restart. A configuration change restarts the pool:
- * the old one closes as {@link BufferPool#shutdown()} describes.
+ * The {@link StagingPool} service, PID {@code org.objrdma.staging}. It is active while a {@link Transport}
+ * matching {@code transport.target} is there. Two references: {@code transport} (mandatory, greedy: the
+ * best ranked, where borrows that name no transport register) and {@code liveTransport} (every transport
+ * service, only to learn when one goes away). A better transport arriving changes only the preference;
+ * a transport's leases and idle buffers stay valid until that transport's service is gone. A
+ * configuration change restarts the pool: the old one closes as {@link BufferPool#shutdown()} describes.
  */
 // immediate: a delayed component is disposed when its last user ungets it, which would close the pool
 // under leases still out; and a bad configuration should fail at once, not at the first borrow
@@ -38,7 +40,7 @@ public final class StagingPoolComponent implements StagingPool {
     private static final Logger LOG = LoggerFactory.getLogger(StagingPoolComponent.class);
 
     private volatile Telemetry telemetry = Telemetry.NOOP;
-    /** Guarded by this: the bound transport, handed to the pool when it exists. */
+    /** Guarded by this: the preferred transport, handed to the pool when it exists. */
     private Transport transport;
     private volatile BufferPool pool;
 
@@ -78,13 +80,31 @@ public final class StagingPoolComponent implements StagingPool {
 
     void unbindTransport(Transport t) {
         synchronized (this) {
-            // a replacement is bound before the old one is unbound: only act if t is still the current one
+            // a greedy replacement binds the better one before it unbinds the old: only the preference moves.
+            // The old transport's leases stay valid; liveTransport tells when its service is really gone.
             if (transport == t) {
                 transport = null;
                 if (pool != null) {
                     pool.useTransport(null);
                 }
             }
+        }
+    }
+
+    /** Every transport service, filtered by nothing: bound only to learn which one went away. */
+    @Reference(name = "liveTransport", service = Transport.class, cardinality = ReferenceCardinality.MULTIPLE,
+            policy = ReferencePolicy.DYNAMIC)
+    void bindLiveTransport(Transport t) {
+        // nothing to do: a binding is made when a borrow first registers with t
+    }
+
+    void unbindLiveTransport(Transport t) {
+        BufferPool p;
+        synchronized (this) {
+            p = pool;
+        }
+        if (p != null) {
+            p.transportGone(t); // its leases are void now, its idle buffers go
         }
     }
 
@@ -132,6 +152,12 @@ public final class StagingPoolComponent implements StagingPool {
             throw new StagingException(StagingStatus.CLOSED, "the staging pool is not active");
         }
         return p;
+    }
+
+    @Override
+    public StagingLease borrow(long size, PrincipalId principal, String holderHint, Duration maxWait, Transport on)
+            throws StagingException {
+        return active().borrow(size, principal, holderHint, maxWait, on);
     }
 
     private synchronized String transportName() {

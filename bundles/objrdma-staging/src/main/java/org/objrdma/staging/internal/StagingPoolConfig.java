@@ -38,6 +38,11 @@ public @interface StagingPoolConfig {
             description = "Buffers of one size class that exist at once, lent and idle. At least 1. Default 256.")
     int max_buffers_per_class() default 256;
 
+    @AttributeDefinition(name = "Buffers per principal and size class", min = "1",
+            description = "Buffers of one size class lent to one principal at once, so that one principal cannot take"
+                    + " a whole class from the others. 1 to max.buffers.per.class (lower it with that). Default 64.")
+    int max_buffers_per_principal_per_class() default 64;
+
     @AttributeDefinition(name = "Idle buffers kept per size class",
             description = "Returned buffers kept registered for reuse, per size class; more are released at "
                     + "return. 1 to max.buffers.per.class. Default 4.")

@@ -8,7 +8,8 @@ import java.time.Duration;
  * a pool that could never lend anything is a configuration error, not a pool that quietly says LIMIT.
  */
 public record StagingSettings(long minBufferSize, long maxBufferSize, long maxTotalBytes,
-                              long maxBytesPerPrincipal, int maxBuffersPerClass, int idlePerClass,
+                              long maxBytesPerPrincipal, int maxBuffersPerClass, int maxBuffersPerPrincipalPerClass,
+                              int idlePerClass,
                               Duration idleTimeout, Duration borrowWait, Duration leaseDeadline,
                               Duration leaseCheckPeriod, boolean trackStacks, Duration shutdownTimeout,
                               boolean scrubOnReturn) {
@@ -43,6 +44,10 @@ public record StagingSettings(long minBufferSize, long maxBufferSize, long maxTo
         if (maxBuffersPerClass < 1) {
             throw invalid("max.buffers.per.class", maxBuffersPerClass, "must be at least 1");
         }
+        if (maxBuffersPerPrincipalPerClass < 1 || maxBuffersPerPrincipalPerClass > maxBuffersPerClass) {
+            throw invalid("max.buffers.per.principal.per.class", maxBuffersPerPrincipalPerClass,
+                    "must be between 1 and max.buffers.per.class (" + maxBuffersPerClass + ")");
+        }
         if (idlePerClass < 1 || idlePerClass > maxBuffersPerClass) {
             throw invalid("idle.per.class", idlePerClass,
                     "must be between 1 and max.buffers.per.class (" + maxBuffersPerClass + ")");
@@ -57,7 +62,8 @@ public record StagingSettings(long minBufferSize, long maxBufferSize, long maxTo
     /** Validates a configuration as Configuration Admin delivers it. */
     public static StagingSettings from(StagingPoolConfig c) {
         return new StagingSettings(c.min_buffer_size(), c.max_buffer_size(), c.max_total_bytes(),
-                c.max_bytes_per_principal(), c.max_buffers_per_class(), c.idle_per_class(),
+                c.max_bytes_per_principal(), c.max_buffers_per_class(), c.max_buffers_per_principal_per_class(),
+                c.idle_per_class(),
                 millis("idle.timeout", c.idle_timeout()), millis("borrow.wait", c.borrow_wait()),
                 millis("lease.deadline", c.lease_deadline()), millis("lease.check.period", c.lease_check_period()),
                 c.lease_trackStacks(), millis("shutdown.timeout", c.shutdown_timeout()), c.scrub_on_return());
@@ -65,7 +71,7 @@ public record StagingSettings(long minBufferSize, long maxBufferSize, long maxTo
 
     /** The documented defaults (the same as {@link StagingPoolConfig}'s). */
     public static StagingSettings defaults() {
-        return new StagingSettings(4096, 64L << 20, 1L << 30, 256L << 20, 256, 4, Duration.ofSeconds(60),
+        return new StagingSettings(4096, 64L << 20, 1L << 30, 256L << 20, 256, 64, 4, Duration.ofSeconds(60),
                 Duration.ofSeconds(1), Duration.ofSeconds(60), Duration.ofSeconds(5), false, Duration.ofSeconds(5), true);
     }
 

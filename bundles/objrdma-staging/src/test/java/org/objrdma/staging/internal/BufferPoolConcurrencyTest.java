@@ -168,8 +168,10 @@ class BufferPoolConcurrencyTest {
         for (int swap = 1; swap <= 40; swap++) {
             Thread.sleep(5);
             RecordingTransport next = new RecordingTransport("swap-" + swap);
+            RecordingTransport previous = transports.get(transports.size() - 1);
             transports.add(next);
             pool.useTransport(next);
+            pool.transportGone(previous); // the old transport's service goes: only now are its buffers retired
         }
         Thread.sleep(20);
         stop.set(true);

@@ -277,22 +277,80 @@ class BufferPoolTest {
     }
 
     @Test
-    void buffersPerClassLimitHoldsThatClassOnly() throws Exception {
+    void anExhaustedClassLendsFromTheNextLargerOneThenRefusesNamingTheLimit() throws Exception {
         SettingsBuilder b = new SettingsBuilder();
         b.maxBuffersPerClass = 2;
         b.idlePerClass = 2;
         BufferPool p = pool(b);
         StagingLease x = p.borrow(4096, ALICE, "x");
         StagingLease y = p.borrow(4096, BOB, "y");
+        // the 4K class is exhausted: the next one up serves, with a segment of the size asked for
+        StagingLease up = p.borrow(100, BOB, "up", Duration.ZERO);
+        assertEquals(8192, up.region().length());
+        assertEquals(100, up.segment().byteSize());
+        assertEquals(8192, p.ledger().bytesLent(BOB) - 4096, "charged as the class it got");
+        StagingLease other = p.borrow(8192, BOB, "other", Duration.ZERO);
+        // both 4K and 8K full now: a 4K borrow is refused, and never reaches two classes up
         StagingException e = refused(StagingStatus.LIMIT, () -> p.borrow(4096, BOB, "z", Duration.ZERO));
         assertTrue(e.getMessage().contains("max.buffers.per.class"), e.getMessage());
-        StagingLease other = p.borrow(8192, BOB, "other", Duration.ZERO);
+        StagingLease big = p.borrow(16384, BOB, "big", Duration.ZERO); // other classes are untouched
         x.release();
         StagingLease z = p.borrow(4096, BOB, "z", Duration.ZERO);
-        assertEquals(2, transport.registered() - 1, "the 4K class made exactly two buffers");
-        for (StagingLease l : List.of(y, z, other)) {
+        assertEquals(4096, z.region().length(), "back in its own class once that has room");
+        assertEquals(2, p.stats().classes().get(0).borrowed());
+        assertEquals(2, p.stats().classes().get(1).borrowed());
+        for (StagingLease l : List.of(y, z, up, other, big)) {
             l.release();
         }
+        assertEquals(0, p.ledger().buffersLent());
+        assertEquals(0, p.ledger().principalsCharged());
+    }
+
+    @Test
+    void onePrincipalsTinyBorrowsCannotTakeAWholeClassFromAnother() throws Exception {
+        // the documented defaults: 256 buffers per class, 64 per principal and class
+        BufferPool p = new BufferPool(StagingSettings.defaults(), transport, () -> telemetry, clock, reports);
+        pools.add(p);
+        List<StagingLease> alices = new ArrayList<>();
+        int refusedCount = 0;
+        StagingException last = null;
+        for (int i = 0; i < 256; i++) {
+            try {
+                alices.add(p.borrow(1, ALICE, "alice-" + i, Duration.ZERO));
+            } catch (StagingException e) {
+                refusedCount++;
+                last = e;
+            }
+        }
+        assertEquals(64, alices.size(), "one principal holds at most its share of the 4K class");
+        assertEquals(192, refusedCount);
+        assertEquals(StagingStatus.LIMIT, last.status());
+        assertTrue(last.getMessage().contains("max.buffers.per.principal.per.class"), last.getMessage());
+        assertTrue(alices.stream().allMatch(l -> l.region().length() == 4096), "and never spills into 8K");
+        StagingLease bobs = p.borrow(1, BOB, "bob-small-get", Duration.ZERO);
+        assertEquals(4096, bobs.region().length());
+        assertEquals(64, p.ledger().buffersLent(ALICE, 0));
+        assertEquals(1, p.ledger().buffersLent(BOB, 0));
+        bobs.release();
+        alices.forEach(StagingLease::release);
+        assertEquals(0, p.ledger().principalsCharged());
+    }
+
+    @Test
+    void whenEveryShareOfAClassIsTakenTheNextPrincipalBorrowsOneClassUp() throws Exception {
+        SettingsBuilder b = new SettingsBuilder();
+        b.maxBuffersPerClass = 4;
+        b.maxBuffersPerPrincipalPerClass = 2;
+        BufferPool p = pool(b);
+        List<StagingLease> held = new ArrayList<>();
+        for (PrincipalId who : List.of(ALICE, ALICE, BOB, BOB)) {
+            held.add(p.borrow(10, who, "fill", Duration.ZERO));
+        }
+        refused(StagingStatus.LIMIT, () -> p.borrow(10, ALICE, "over share", Duration.ZERO));
+        StagingLease carol = p.borrow(10, PrincipalId.fromCanonical("carol"), "carol", Duration.ZERO);
+        assertEquals(8192, carol.region().length(), "the 4K class is exhausted: carol gets an 8K buffer");
+        carol.release();
+        held.forEach(StagingLease::release);
     }
 
     @Test
@@ -524,7 +582,7 @@ class BufferPoolTest {
     // ------------------------------------------------------------ transport
 
     @Test
-    void aTransportSwapReleasesIdleBuffersNowAndLentOnesOnReturn() throws Exception {
+    void aBetterTransportChangesOnlyThePreferenceAndTheOldOnesRemovalRetiresItsBuffers() throws Exception {
         BufferPool p = pool();
         StagingLease lent = p.borrow(4096, ALICE, "lent");
         p.borrow(8192, ALICE, "idle").release();
@@ -534,13 +592,24 @@ class BufferPoolTest {
         RecordingTransport second = new RecordingTransport("rec-2");
         p.useTransport(second);
         assertSame(second, p.transport());
-        assertEquals(1, transport.deregistered(), "the idle buffer of the old transport is released at once");
-        assertTrue(lentRegion.isOpen(), "a lent buffer keeps its registration while lent");
-        assertTrue(lent.segment().scope().isAlive());
+        assertEquals(0, transport.deregistered(), "the old transport is still there: its buffers stay valid");
+        assertEquals(2, p.boundTransports());
+        StagingLease onOld = p.borrow(8192, BOB, "on old", Duration.ZERO, transport);
+        assertEquals("rec-1", onOld.region().transportName());
+        assertEquals(2, transport.registered(), "the idle one was lent again");
+        onOld.release();
 
         StagingLease fresh = p.borrow(4096, BOB, "fresh");
         assertEquals("rec-2", fresh.region().transportName());
         assertEquals(1, second.registered());
+
+        // only its removal retires the old transport: idle buffers at once, lent ones when they come back
+        p.transportGone(transport);
+        assertEquals(1, transport.deregistered(), "the idle buffer of the old transport is released at once");
+        assertTrue(lentRegion.isOpen(), "a lent buffer keeps its registration while lent");
+        assertTrue(lent.segment().scope().isAlive());
+        refused(StagingStatus.NO_TRANSPORT, () -> p.borrow(4096, BOB, "gone", Duration.ZERO, transport));
+        assertEquals(1, p.boundTransports());
 
         lent.release();
         assertEquals(2, transport.deregistered());
@@ -556,16 +625,29 @@ class BufferPoolTest {
     void withoutATransportBorrowsFailWithNoTransport() throws Exception {
         BufferPool p = pool();
         p.borrow(4096, ALICE, "before").release();
-        p.useTransport(null);
+        p.transportGone(transport);
         assertNull(p.transport());
         assertEquals(1, transport.deregistered());
         refused(StagingStatus.NO_TRANSPORT, () -> p.borrow(4096, ALICE, "during"));
-        assertEquals(1, p.stats().failures());
+        refused(StagingStatus.NO_TRANSPORT, () -> p.borrow(4096, ALICE, "named", Duration.ZERO, transport));
+        assertEquals(2, p.stats().failures());
         assertEquals(0, p.ledger().bytesLent());
         RecordingTransport next = new RecordingTransport("rec-next");
         p.useTransport(next);
         p.borrow(4096, ALICE, "after").release();
         assertEquals(1, next.registered());
+    }
+
+    @Test
+    void aBorrowNamingATransportThePoolWasNotToldOfYetRegistersThere() throws Exception {
+        BufferPool p = pool();
+        RecordingTransport early = new RecordingTransport("early");
+        StagingLease l = p.borrow(4096, ALICE, "session on early", Duration.ZERO, early);
+        assertEquals("early", l.region().transportName());
+        assertSame(transport, p.transport(), "the preference did not move");
+        l.release();
+        p.transportGone(early);
+        assertEquals(0, early.open());
     }
 
     @Test

@@ -56,7 +56,7 @@ public class StagingBorrowBenchmark {
         private static StagingSettings settings(boolean scrub) {
             StagingSettings d = StagingSettings.defaults();
             return new StagingSettings(d.minBufferSize(), d.maxBufferSize(), d.maxTotalBytes(),
-                    d.maxBytesPerPrincipal(), d.maxBuffersPerClass(), 64, d.idleTimeout(), Duration.ofSeconds(10),
+                    d.maxBytesPerPrincipal(), d.maxBuffersPerClass(), d.maxBuffersPerPrincipalPerClass(), 64, d.idleTimeout(), Duration.ofSeconds(10),
                     d.leaseDeadline(), d.leaseCheckPeriod(), false, d.shutdownTimeout(), scrub);
         }
 

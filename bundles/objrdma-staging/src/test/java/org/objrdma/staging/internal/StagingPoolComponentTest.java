@@ -49,6 +49,9 @@ class StagingPoolComponentTest {
         c.unbindTransport(first);
         StagingLease onSecond = c.borrow(4096, ALICE, "s3");
         assertEquals("second", onSecond.region().transportName());
+        assertEquals(0, first.deregistered(), "the first transport is still there: its buffers stay valid");
+        // its service really goes away: idle buffers go at once, the lent one when it comes back
+        c.unbindLiveTransport(first);
         assertEquals(1, first.deregistered(), "the idle buffer of the first transport went at once");
         onFirst.release();
         assertEquals(2, first.deregistered());

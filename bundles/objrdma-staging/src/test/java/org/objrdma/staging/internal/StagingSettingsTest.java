@@ -50,6 +50,10 @@ class StagingSettingsTest {
                 Arguments.of("max_bytes_per_principal", 2L << 30, "max.bytes.per.principal"),
                 Arguments.of("max_buffers_per_class", 0, "max.buffers.per.class"),
                 Arguments.of("max_buffers_per_class", -5, "max.buffers.per.class"),
+                Arguments.of("max_buffers_per_principal_per_class", 0, "max.buffers.per.principal.per.class"),
+                Arguments.of("max_buffers_per_principal_per_class", 257, "max.buffers.per.principal.per.class"),
+                // lowering max.buffers.per.class alone leaves the default share above it: refused, named
+                Arguments.of("max_buffers_per_class", 32, "max.buffers.per.principal.per.class"),
                 Arguments.of("idle_per_class", 0, "idle.per.class"),
                 Arguments.of("idle_per_class", 257, "idle.per.class"),
                 Arguments.of("idle_timeout", 0L, "idle.timeout"),

@@ -100,6 +100,8 @@ final class TestSupport {
         long maxTotalBytes = 1 << 20;
         long maxBytesPerPrincipal = 1 << 20;
         int maxBuffersPerClass = 64;
+        /** Negative: as many as {@link #maxBuffersPerClass} (no per-principal share), unless a test sets it. */
+        int maxBuffersPerPrincipalPerClass = -1;
         int idlePerClass = 4;
         Duration idleTimeout = Duration.ofMinutes(10);
         Duration borrowWait = Duration.ofSeconds(1);
@@ -111,7 +113,8 @@ final class TestSupport {
 
         StagingSettings build() {
             return new StagingSettings(minBufferSize, maxBufferSize, maxTotalBytes, maxBytesPerPrincipal,
-                    maxBuffersPerClass, idlePerClass, idleTimeout, borrowWait, leaseDeadline, leaseCheckPeriod,
+                    maxBuffersPerClass, maxBuffersPerPrincipalPerClass < 0 ? maxBuffersPerClass
+                            : maxBuffersPerPrincipalPerClass, idlePerClass, idleTimeout, borrowWait, leaseDeadline, leaseCheckPeriod,
                     trackStacks, shutdownTimeout, scrubOnReturn);
         }
     }

@@ -10,12 +10,19 @@ import org.objrdma.verbs.PortState;
 import org.objrdma.verbs.VerbsDevice;
 import org.objrdma.verbs.internal.transport.DeviceInfo;
 
-/** The {@link VerbsDevice} service: a device port as queried at activation. */
+/** The {@link VerbsDevice} service: a device port as queried at activation; the port state follows its events. */
 final class DeviceService implements VerbsDevice {
     private final DeviceInfo info;
+    private volatile PortState portState;
 
     DeviceService(DeviceInfo info) {
         this.info = info;
+        this.portState = info.portState();
+    }
+
+    /** An asynchronous event moved the port. */
+    void portStateChanged(PortState state) {
+        portState = state;
     }
 
     @Override
@@ -35,7 +42,7 @@ final class DeviceService implements VerbsDevice {
 
     @Override
     public PortState portState() {
-        return info.portState();
+        return portState;
     }
 
     @Override

@@ -10,7 +10,6 @@ import org.objrdma.api.transport.Gid;
 import org.objrdma.api.transport.Transport;
 import org.objrdma.api.transport.TransportLevel;
 import org.objrdma.verbs.LinkLayer;
-import org.objrdma.verbs.PortState;
 import org.objrdma.verbs.VerbsDevice;
 import org.objrdma.verbs.VerbsRuntime;
 import org.objrdma.verbs.internal.ffi.DeviceAttributes;
@@ -37,7 +36,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Finds the RDMA devices at activation and publishes, per device port the configuration selects, a
- * {@link VerbsDevice} and — when the port is ACTIVE — its verbs RC {@link Transport}. Always publishes one
+ * {@link VerbsDevice} and — while the port is ACTIVE — its verbs RC {@link Transport}: the device's
+ * asynchronous events withdraw the transport when the port goes down or the device turns fatal, and
+ * publish it again when the port is ACTIVE again ({@link TransportPublication}). Always publishes one
  * {@link VerbsRuntime} saying what was found and, if nothing was published, why.
  *
  * <p>No libibverbs, no devices, or a device that fails to open are normal outcomes, not failures: the
@@ -66,6 +67,8 @@ public final class VerbsComponent {
     private VerbsLibrary library;
     private final List<VerbsTransport> transports = new ArrayList<>();
     private final List<ServiceRegistration<?>> registrations = new ArrayList<>();
+    /** One per device port: its Transport and VerbsDevice services, following the port's events. */
+    private final List<TransportPublication> publications = new ArrayList<>();
 
     @Activate
     void activate(BundleContext context, VerbsConfig config) {
@@ -158,24 +161,21 @@ public final class VerbsComponent {
             DeviceInfo info = new DeviceInfo(entry.name(), entry.nodeGuid(), port, device, portAttr, gids, gidIndex,
                     library.isSoftware());
             DeviceService service = new DeviceService(info);
-            if (info.portState() == PortState.ACTIVE) {
-                VerbsTransport transport = VerbsTransport.open(library, ctx, info, settings.poller(), () -> telemetry);
-                ctxOwnedByTransport = true;
-                transports.add(transport);
-                Hashtable<String, Object> props = new Hashtable<>();
-                props.put(Transport.PROPERTY_NAME, transport.name());
-                props.put(Transport.PROPERTY_LEVEL, TransportLevel.VERBS_RC.name());
-                props.put(Transport.PROPERTY_ENDPOINT_KIND, EndpointInfo.Verbs.KIND);
-                props.put(Transport.PROPERTY_FLOWS, transport.flows().toArray(String[]::new));
-                props.put(Constants.SERVICE_RANKING, TRANSPORT_RANKING);
-                props.put(VerbsDevice.PROPERTY_DEVICE_NAME, entry.name());
-                props.put(VerbsDevice.PROPERTY_SOFTWARE, library.isSoftware());
-                registrations.add(context.registerService(Transport.class, transport, props));
-            } else {
-                LOG.info("verbs: {} port {} is {}: the device is published without a transport", entry.name(), port,
-                        info.portState());
-            }
-            registrations.add(context.registerService(VerbsDevice.class, service, service.properties()));
+            // the transport exists whatever the port state: its context's events say when it may be published
+            VerbsTransport transport = VerbsTransport.open(library, ctx, info, settings.poller(), () -> telemetry);
+            ctxOwnedByTransport = true;
+            transports.add(transport);
+            Hashtable<String, Object> props = new Hashtable<>();
+            props.put(Transport.PROPERTY_NAME, transport.name());
+            props.put(Transport.PROPERTY_LEVEL, TransportLevel.VERBS_RC.name());
+            props.put(Transport.PROPERTY_ENDPOINT_KIND, EndpointInfo.Verbs.KIND);
+            props.put(Transport.PROPERTY_FLOWS, transport.flows().toArray(String[]::new));
+            props.put(Constants.SERVICE_RANKING, TRANSPORT_RANKING);
+            props.put(VerbsDevice.PROPERTY_DEVICE_NAME, entry.name());
+            props.put(VerbsDevice.PROPERTY_SOFTWARE, library.isSoftware());
+            TransportPublication publication = new TransportPublication(context, transport, props, service);
+            publications.add(publication);
+            publication.publish();
             LOG.debug("verbs: published {}", service);
         } finally {
             if (!ctxOwnedByTransport) {
@@ -226,6 +226,10 @@ public final class VerbsComponent {
     @Deactivate
     void deactivate() {
         // consumers first let go of the services, then the devices close, then the library goes
+        for (int i = publications.size() - 1; i >= 0; i--) {
+            publications.get(i).close();
+        }
+        publications.clear();
         for (int i = registrations.size() - 1; i >= 0; i--) {
             try {
                 registrations.get(i).unregister();

@@ -24,7 +24,7 @@ public final class FakeBundleContext {
         public final String objectClass;
         public final Object service;
         public final Map<String, Object> properties;
-        private boolean unregistered;
+        private volatile boolean unregistered;
 
         Registered(String objectClass, Object service, Map<String, Object> properties) {
             this.objectClass = objectClass;
@@ -46,7 +46,7 @@ public final class FakeBundleContext {
         if (method.getName().equals("registerService") && args.length == 3) {
             String clazz = args[0] instanceof Class<?> c ? c.getName()
                     : args[0] instanceof String s ? s : ((String[]) args[0])[0];
-            Map<String, Object> props = new HashMap<>();
+            Map<String, Object> props = Collections.synchronizedMap(new HashMap<>());
             @SuppressWarnings("unchecked")
             Dictionary<String, Object> d = (Dictionary<String, Object>) args[2];
             if (d != null) {
@@ -67,6 +67,18 @@ public final class FakeBundleContext {
                 }
                 if (m.getName().equals("toString")) {
                     return "registration of " + clazz;
+                }
+                if (m.getName().equals("setProperties")) {
+                    @SuppressWarnings("unchecked")
+                    Dictionary<String, Object> nd = (Dictionary<String, Object>) a[0];
+                    synchronized (r.properties) {
+                        r.properties.clear();
+                        for (Enumeration<String> keys = nd.keys(); keys.hasMoreElements(); ) {
+                            String k = keys.nextElement();
+                            r.properties.put(k, nd.get(k));
+                        }
+                    }
+                    return null;
                 }
                 throw new UnsupportedOperationException(m.getName());
             };

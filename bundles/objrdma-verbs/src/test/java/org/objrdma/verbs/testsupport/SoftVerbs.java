@@ -77,6 +77,63 @@ public final class SoftVerbs {
         }
     }
 
+    /** The {@code enum ibv_event_type} values {@link #injectAsyncEvent} accepts. */
+    public static final int IBV_EVENT_DEVICE_FATAL = 8;
+    public static final int IBV_EVENT_PORT_ACTIVE = 9;
+    public static final int IBV_EVENT_PORT_ERR = 10;
+
+    private static volatile MethodHandle injectAsyncEvent;
+    private static volatile MethodHandle asyncAcked;
+    private static volatile MethodHandle resetPort;
+
+    private static synchronized void bindEvents() {
+        if (injectAsyncEvent != null) {
+            return;
+        }
+        SymbolLookup lookup = SymbolLookup.libraryLookup(Path.of(library()), Arena.global());
+        Linker linker = Linker.nativeLinker();
+        asyncAcked = linker.downcallHandle(lookup.find("softverbs_async_acked").orElseThrow(),
+                FunctionDescriptor.of(java.lang.foreign.ValueLayout.JAVA_LONG));
+        resetPort = linker.downcallHandle(lookup.find("softverbs_reset_port").orElseThrow(), FunctionDescriptor.ofVoid());
+        injectAsyncEvent = linker.downcallHandle(lookup.find("softverbs_inject_async_event").orElseThrow(),
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+    }
+
+    /**
+     * Raises an asynchronous event on every open context of the device, as the kernel would: PORT_ERR takes
+     * port 1 down, PORT_ACTIVE brings it back (ibv_query_port follows), DEVICE_FATAL only reports.
+     *
+     * @return the number of contexts told, or -1 for an event or port the device does not model
+     */
+    public static int injectAsyncEvent(int eventType, int port) {
+        bindEvents();
+        try {
+            return (int) injectAsyncEvent.invokeExact(eventType, port);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** {@code ibv_ack_async_event} calls the device has seen. */
+    public static long asyncEventsAcked() {
+        bindEvents();
+        try {
+            return (long) asyncAcked.invokeExact();
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    /** Port 1 ACTIVE again without an event: a clean slate for the next test. */
+    public static void resetPort() {
+        bindEvents();
+        try {
+            resetPort.invokeExact();
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
     /**
      * The real libibverbs.so.1 by absolute path when it can be found, so a JVM that has the software device
      * loaded (same soname) still gets the real one; else the bare name.

@@ -44,6 +44,13 @@ public final class SlabStagingPool implements StagingPool, AutoCloseable {
     @Override
     public StagingLease borrow(long size, PrincipalId principal, String holderHint, Duration maxWait)
             throws StagingException {
+        return borrow(size, principal, holderHint, maxWait, null);
+    }
+
+    /** One slab on one transport: {@code on} can only be that one. */
+    @Override
+    public StagingLease borrow(long size, PrincipalId principal, String holderHint, Duration maxWait,
+                               org.objrdma.api.transport.Transport on) throws StagingException {
         Integer slot = free.poll();
         if (slot == null) {
             throw new StagingException(StagingStatus.LIMIT, "slab exhausted");

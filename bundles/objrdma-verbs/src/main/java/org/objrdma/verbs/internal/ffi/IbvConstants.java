@@ -81,6 +81,11 @@ public final class IbvConstants {
     // enum ibv_port_state
     public static final int IBV_PORT_ACTIVE = 4;
 
+    // enum ibv_event_type: the asynchronous events the transport acts on
+    public static final int IBV_EVENT_PORT_ACTIVE = 9;
+    public static final int IBV_EVENT_PORT_ERR = 10;
+    public static final int IBV_EVENT_DEVICE_FATAL = 8;
+
     // link layer
     public static final int IBV_LINK_LAYER_UNSPECIFIED = 0;
     public static final int IBV_LINK_LAYER_INFINIBAND = 1;

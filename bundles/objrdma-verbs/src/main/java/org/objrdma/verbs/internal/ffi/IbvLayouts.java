@@ -357,9 +357,17 @@ public final class IbvLayouts {
             PTR.withName("abi_compat")).withName("ibv_context");
 
     /** Every layout above, in header order. */
+    /** {@code struct ibv_async_event}: what {@code ibv_get_async_event} fills in. */
+    public static final StructLayout IBV_ASYNC_EVENT = structLayout(
+            unionLayout(PTR.withName("cq"), PTR.withName("qp"), PTR.withName("srq"), PTR.withName("wq"),
+                    JAVA_INT.withName("port_num")).withName("element"),
+            JAVA_INT.withName("event_type"),
+            pad(4)).withName("ibv_async_event");
+
     public static final List<GroupLayout> ALL = List.of(IBV_DEVICE, IBV_DEVICE_ATTR, IBV_PORT_ATTR, IBV_GID,
             IBV_QP_CAP, IBV_QP_INIT_ATTR, IBV_GLOBAL_ROUTE, IBV_AH_ATTR, IBV_QP_ATTR, IBV_SGE, IBV_SEND_WR,
-            IBV_RECV_WR, IBV_WC, IBV_MR, IBV_PD, IBV_COMP_CHANNEL, IBV_CQ, IBV_QP, IBV_CONTEXT_OPS, IBV_CONTEXT);
+            IBV_RECV_WR, IBV_WC, IBV_MR, IBV_PD, IBV_COMP_CHANNEL, IBV_CQ, IBV_QP, IBV_CONTEXT_OPS, IBV_CONTEXT,
+            IBV_ASYNC_EVENT);
 
     /** Offset of {@code path} (dot-separated C member names, anonymous unions skipped) in {@code layout}. */
     public static long offset(GroupLayout layout, String path) {

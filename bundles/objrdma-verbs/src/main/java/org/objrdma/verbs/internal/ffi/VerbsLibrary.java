@@ -81,6 +81,10 @@ public final class VerbsLibrary implements AutoCloseable {
     private MethodHandle queryQp;
     private MethodHandle destroyQp;
     private MethodHandle wcStatusStr;
+    private MethodHandle getAsyncEvent;
+    private MethodHandle ackAsyncEvent;
+    /** libc {@code poll(2)}: waits for {@code async_fd} with a timeout, so the reader can stop. */
+    private MethodHandle pollFd;
 
     private VerbsLibrary(String library, Arena arena, String unavailabilityCause, boolean software) {
         this.library = library;
@@ -159,6 +163,10 @@ public final class VerbsLibrary implements AutoCloseable {
         queryQp = bind(l, "ibv_query_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS));
         destroyQp = bind(l, "ibv_destroy_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS));
         wcStatusStr = bind(l, "ibv_wc_status_str", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+        getAsyncEvent = bind(l, "ibv_get_async_event", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), CAPTURE_ERRNO);
+        ackAsyncEvent = bind(l, "ibv_ack_async_event", FunctionDescriptor.ofVoid(ADDRESS));
+        pollFd = bind(LINKER.defaultLookup(), "poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT),
+                CAPTURE_ERRNO);
     }
 
     /** The library as given to {@link #load}. */
@@ -316,6 +324,70 @@ public final class VerbsLibrary implements AutoCloseable {
                 throw new VerbsException("ibv_open_device", errno(capture), device.name());
             }
             return ctx.reinterpret(IbvLayouts.IBV_CONTEXT.byteSize());
+        } catch (VerbsException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    // ---- asynchronous events -------------------------------------------------------------------------
+
+    /**
+     * One event of {@code ibv_get_async_event}, already acknowledged.
+     *
+     * @param type    the {@code enum ibv_event_type} value
+     * @param portNum the port of a port event; for other events the low bits of the element pointer, unused
+     */
+    public record AsyncEvent(int type, int portNum) {
+    }
+
+    private static final long CONTEXT_ASYNC_FD = IbvLayouts.offset(IbvLayouts.IBV_CONTEXT, "async_fd");
+    private static final long EVENT_TYPE = IbvLayouts.offset(IbvLayouts.IBV_ASYNC_EVENT, "event_type");
+    private static final long EVENT_PORT = IbvLayouts.offset(IbvLayouts.IBV_ASYNC_EVENT, "element.port_num");
+    private static final short POLLIN = 0x1;
+    private static final int EINTR = 4;
+    private static final int EAGAIN = 11;
+
+    /**
+     * Waits up to {@code timeoutMillis} for the next asynchronous event of {@code ctx}, reads it and
+     * acknowledges it at once ({@code ibv_ack_async_event}: nothing is kept of it but its type and port).
+     *
+     * @return the event, or null if none came in time
+     * @throws VerbsException if {@code poll} or {@code ibv_get_async_event} fail for another reason than a
+     *         timeout, an interrupt or EAGAIN
+     */
+    public AsyncEvent awaitAsyncEvent(MemorySegment ctx, int timeoutMillis) throws VerbsException {
+        requireAvailable();
+        int fd = ctx.get(JAVA_INT, CONTEXT_ASYNC_FD);
+        try (Arena call = Arena.ofConfined()) {
+            MemorySegment capture = call.allocate(CAPTURE_LAYOUT);
+            MemorySegment pfd = call.allocate(8, 4); // struct pollfd { int fd; short events; short revents; }
+            pfd.set(JAVA_INT, 0, fd);
+            pfd.set(JAVA_SHORT, 4, POLLIN);
+            int ready = (int) pollFd.invokeExact(capture, pfd, 1L, timeoutMillis);
+            if (ready == 0) {
+                return null;
+            }
+            if (ready < 0) {
+                int e = errno(capture);
+                if (e == EINTR) {
+                    return null;
+                }
+                throw new VerbsException("poll(async_fd)", e, "fd " + fd);
+            }
+            MemorySegment event = call.allocate(IbvLayouts.IBV_ASYNC_EVENT);
+            int rc = (int) getAsyncEvent.invokeExact(capture, ctx, event);
+            if (rc != 0) {
+                int e = errno(capture);
+                if (e == EAGAIN || e == EINTR) {
+                    return null;
+                }
+                throw new VerbsException("ibv_get_async_event", e, "fd " + fd);
+            }
+            AsyncEvent read = new AsyncEvent(event.get(JAVA_INT, EVENT_TYPE), event.get(JAVA_INT, EVENT_PORT));
+            ackAsyncEvent.invokeExact(event);
+            return read;
         } catch (VerbsException e) {
             throw e;
         } catch (Throwable t) {

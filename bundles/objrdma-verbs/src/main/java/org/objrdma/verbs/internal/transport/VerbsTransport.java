@@ -78,6 +78,9 @@ public final class VerbsTransport implements Transport, AutoCloseable {
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
     private final AtomicBoolean closing = new AtomicBoolean();
     private volatile boolean closed;
+    /** Why the port or device cannot carry traffic now (an asynchronous event said so), or null. */
+    private volatile String unavailableBecause;
+    private volatile AsyncEventReader events;
     private final List<String> closeSteps = Collections.synchronizedList(new ArrayList<>());
     private final SecureRandom psnSource = new SecureRandom();
 
@@ -134,12 +137,44 @@ public final class VerbsTransport implements Transport, AutoCloseable {
 
     @Override
     public boolean isAvailable() {
-        return !closed;
+        return !closed && unavailableBecause == null;
     }
 
     @Override
     public Optional<String> unavailabilityCause() {
-        return closed ? Optional.of(name() + " is closed") : Optional.empty();
+        if (closed) {
+            return Optional.of(name() + " is closed");
+        }
+        return Optional.ofNullable(unavailableBecause);
+    }
+
+    /** The port or device stopped working ({@code cause} says how): channels are refused until {@link #markAvailable}. */
+    public void markUnavailable(String cause) {
+        unavailableBecause = cause;
+    }
+
+    /** The port is ACTIVE again. */
+    public void markAvailable() {
+        unavailableBecause = null;
+    }
+
+    /**
+     * Starts reading the context's asynchronous events for {@code listener}; events already queued are
+     * delivered. Stopped by {@link #close()} before the context closes. At most once.
+     */
+    public synchronized void watchAsyncEvents(AsyncEventReader.Listener listener) {
+        if (events != null || closing.get()) {
+            return;
+        }
+        AsyncEventReader reader = new AsyncEventReader(library, context, device.name(), device.port(), listener);
+        events = reader;
+        reader.start();
+    }
+
+    /** True while the asynchronous event reader runs; for tests. */
+    public boolean isWatchingAsyncEvents() {
+        AsyncEventReader r = events;
+        return r != null && r.isRunning();
     }
 
     public DeviceInfo device() {
@@ -264,6 +299,10 @@ public final class VerbsTransport implements Transport, AutoCloseable {
             if (closed || closing.get()) {
                 throw new TransportException(TransportError.UNAVAILABLE, name() + " is closed");
             }
+            String down = unavailableBecause;
+            if (down != null) {
+                throw new TransportException(TransportError.UNAVAILABLE, down);
+            }
             Arena arena = Arena.ofShared();
             MemorySegment cq = null;
             MemorySegment qp = null;
@@ -354,7 +393,16 @@ public final class VerbsTransport implements Transport, AutoCloseable {
         if (!closing.compareAndSet(false, true)) {
             return;
         }
-        // the poller first, outside the lock: a batch callback on it may still register or close things
+        // the event reader first: it reads the context, which closes last
+        AsyncEventReader reader;
+        synchronized (this) {
+            reader = events;
+        }
+        if (reader != null) {
+            reader.stop();
+            closeStep("event reader", 0);
+        }
+        // the poller, outside the lock: a batch callback on it may still register or close things
         poller.stop();
         closeStep("poller", 0);
         lifecycle.writeLock().lock();

@@ -689,10 +689,17 @@ class VerbsTransportTest {
         MemoryRegion r2 = region(8192, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
         MemoryRegion closedByOwner = region(64, Access.LOCAL_WRITE);
         closedByOwner.close();
+        boolean watching = transport.isWatchingAsyncEvents();
         transport.close();
+        List<String> steps0 = transport.closeSteps();
+        if (watching) {
+            // the event reader reads the context, which closes last: it stops first
+            assertEquals("event reader", steps0.getFirst(), steps0.toString());
+            steps0 = steps0.subList(1, steps0.size());
+        }
         assertEquals(List.of("poller", "qp " + qa, "qp " + qb, "cq of qp " + qa, "cq of qp " + qb),
-                transport.closeSteps().subList(0, 5));
-        List<String> rest = transport.closeSteps().subList(5, transport.closeSteps().size());
+                steps0.subList(0, 5));
+        List<String> rest = steps0.subList(5, steps0.size());
         assertEquals(4, rest.size(), rest.toString());
         assertTrue(rest.get(0).startsWith("mr ") && rest.get(1).startsWith("mr "), rest.toString());
         assertEquals(List.of("pd", "context"), rest.subList(2, 4), "every destroy succeeded (no errno)");
