@@ -72,6 +72,7 @@ public final class TcpTransport implements StandaloneTcpTransport {
     private final MemoryAgent agent;
     private volatile boolean open;
     private volatile String unavailableBecause;
+    private volatile int owedFramesHighWater;
 
     private TcpTransport(TcpSettings settings, Supplier<Telemetry> telemetry) throws IOException {
         this.settings = settings;
@@ -186,7 +187,7 @@ public final class TcpTransport implements StandaloneTcpTransport {
             }
             int rkey;
             do {
-                rkey = random.nextInt();
+                rkey = random.nextInt() & ~1; // even: odd rkeys name grants (TcpChannel#grant)
             } while (rkey == 0 || regionsByRkey.containsKey(rkey));
             int lkey = random.nextInt() | 1;
             region = new TcpRegion(this, segment, EnumSet.copyOf(access), lkey, rkey);
@@ -282,6 +283,17 @@ public final class TcpTransport implements StandaloneTcpTransport {
 
     void connectionEnded(TcpConnection c) {
         connections.remove(c);
+    }
+
+    /** Most frames any connection of this transport queued for its peer at once; for tests. */
+    int owedFramesHighWater() {
+        return owedFramesHighWater;
+    }
+
+    void noteOwedFrames(int frames) {
+        if (frames > owedFramesHighWater) {
+            owedFramesHighWater = frames; // racy max: a test hook, off the data path except on a new high
+        }
     }
 
     void authenticationRefused(Object from, long channelId) {
