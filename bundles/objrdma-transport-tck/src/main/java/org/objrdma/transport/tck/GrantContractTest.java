@@ -216,6 +216,8 @@ public abstract class GrantContractTest {
         assertRefused(complete(ch[0], write(src, SLICE, t.region().address() + SLICE_OFFSET, t.region().rkey())));
         assertTrue(t.untouched());
         assertEquals(ChannelState.ERROR, ch[0].state());
+        // and a channel in ERROR makes no grant: it must be reset first
+        assertError(TransportError.WRONG_STATE, () -> ch[0].grant(src, 0, 16, EnumSet.of(Access.REMOTE_READ)));
     }
 
     // ------------------------------------------------------------------ the binding to one channel

@@ -574,10 +574,10 @@ final class TcpConnection {
                 while (!hasRoom(limits, bytes)) {
                     long now = System.nanoTime();
                     if (now - Math.max(waitStart, lastSent) > stall) {
-                        TcpTransport.LOG.warn("channel {}: peer {} does not read what it asked for: {} frames / {} "
-                                        + "bytes queued for it, no progress for {} ms; cutting the connection",
-                                channel.id(), peer, owedFrames.get(), owedBytes.get(),
-                                TimeUnit.NANOSECONDS.toMillis(stall));
+                        TcpTransport.LOG.warn("channel {}: peer {} (connected from {}) does not read what it asked "
+                                        + "for: {} frames / {} bytes queued for it, no progress for {} ms; cutting the "
+                                        + "connection", channel.id(), peer, socketPeer(), owedFrames.get(),
+                                owedBytes.get(), TimeUnit.NANOSECONDS.toMillis(stall));
                         abort(EndCause.PEER_NOT_READING);
                         throw new ClosedChannelException();
                     }
@@ -600,6 +600,15 @@ final class TcpConnection {
             transport.noteOwedFrames(frames);
         }
         outbox.add(item);
+    }
+
+    /** The socket's remote address: where the bytes really come from, whatever the peer claimed. */
+    private Object socketPeer() {
+        try {
+            return socket.getRemoteAddress();
+        } catch (IOException | RuntimeException e) {
+            return "?";
+        }
     }
 
     private boolean hasRoom(PeerLimits limits, long bytes) {

@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.objrdma.api.transport.Access;
+import org.objrdma.api.transport.ChannelState;
 import org.objrdma.api.transport.MemoryGrant;
 import org.objrdma.api.transport.MemoryRegion;
 import org.objrdma.api.transport.TransportError;
@@ -88,6 +89,14 @@ final class ChannelGrants {
             if (!r.isOpen()) {
                 throw new TransportException(TransportError.CLOSED, "region " + r + " is closed");
             }
+            // both kinds alike: a window is bound through the connected queue pair, and a slice registration
+            // keeps the same rule so consumers see one model
+            ChannelState state = channel.state();
+            if (state != ChannelState.CONNECTED) {
+                throw new TransportException(state == ChannelState.CLOSED ? TransportError.CLOSED
+                        : TransportError.WRONG_STATE, "channel " + channel.id() + " is " + state
+                        + ": verbs grants on a connected channel only");
+            }
             VerbsGrant g = windows ? bindWindow(r, offset, length, access) : registerSlice(r, offset, length, access);
             live.add(g);
             r.grantMade(g);
@@ -103,10 +112,6 @@ final class ChannelGrants {
 
     private VerbsGrant bindWindow(VerbsMemoryRegion r, long offset, long length, Set<Access> access)
             throws TransportException {
-        if (channel.state() != org.objrdma.api.transport.ChannelState.CONNECTED) {
-            throw new TransportException(TransportError.WRONG_STATE, "channel " + channel.id() + " is "
-                    + channel.state() + ": verbs binds a memory window through the connected queue pair");
-        }
         VerbsGrant.Window w = idle.poll();
         if (w == null) {
             MemorySegment mw = transport.dataPath().allocMw(transport.protectionDomain(), IbvConstants.IBV_MW_TYPE_2);
