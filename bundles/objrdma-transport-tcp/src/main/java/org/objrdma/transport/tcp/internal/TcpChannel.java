@@ -45,6 +45,10 @@ import org.objrdma.api.transport.WorkRequest;
  * {@link PeerIdentity} sorts lower keeps its dial and the other waits for it, so there is always exactly one
  * connection.
  *
+ * <p><b>Grants.</b> The channel's grant table ({@link #grant}) is the only place its connection resolves an
+ * odd rkey, so a grant is reachable through this channel alone; a reset or close revokes every grant, once the
+ * connection's threads have stopped.
+ *
  * <p><b>Completions</b> are delivered in posting order, as a verbs send queue does: a request that finished
  * early waits for the older ones. Any failure puts the channel in ERROR before its completion is delivered;
  * the connection is then cut and every unfinished request is flushed once the connection's threads have
