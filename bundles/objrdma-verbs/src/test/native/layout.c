@@ -122,6 +122,15 @@ static void structs(void)
 	F(ibv_send_wr, qp_type.xrc.remote_srqn); F(ibv_send_wr, bind_mw); F(ibv_send_wr, bind_mw.mw);
 	F(ibv_send_wr, bind_mw.rkey); F(ibv_send_wr, bind_mw.bind_info); F(ibv_send_wr, tso.hdr);
 	F(ibv_send_wr, tso.hdr_sz); F(ibv_send_wr, tso.mss);
+	F(ibv_send_wr, bind_mw.bind_info.mr); F(ibv_send_wr, bind_mw.bind_info.addr);
+	F(ibv_send_wr, bind_mw.bind_info.length); F(ibv_send_wr, bind_mw.bind_info.mw_access_flags);
+
+	/* memory windows: allocated through ops.alloc_mw, bound by IBV_WR_BIND_MW */
+	S(ibv_mw);
+	F(ibv_mw, context); F(ibv_mw, pd); F(ibv_mw, rkey); F(ibv_mw, handle); F(ibv_mw, type);
+	S(ibv_mw_bind_info);
+	F(ibv_mw_bind_info, mr); F(ibv_mw_bind_info, addr); F(ibv_mw_bind_info, length);
+	F(ibv_mw_bind_info, mw_access_flags);
 
 	S(ibv_recv_wr);
 	F(ibv_recv_wr, wr_id); F(ibv_recv_wr, next); F(ibv_recv_wr, sg_list); F(ibv_recv_wr, num_sge);
@@ -210,6 +219,9 @@ static void enums(void)
 	E(IBV_WR_RDMA_READ); E(IBV_WR_ATOMIC_CMP_AND_SWP); E(IBV_WR_ATOMIC_FETCH_AND_ADD);
 	E(IBV_WR_LOCAL_INV); E(IBV_WR_BIND_MW); E(IBV_WR_SEND_WITH_INV); E(IBV_WR_TSO); E(IBV_WR_DRIVER1);
 	E(IBV_WR_ATOMIC_WRITE);
+	/* memory windows */
+	E(IBV_MW_TYPE_1); E(IBV_MW_TYPE_2); E(IBV_DEVICE_MEM_WINDOW); E(IBV_DEVICE_MEM_WINDOW_TYPE_2A);
+	E(IBV_DEVICE_MEM_WINDOW_TYPE_2B);
 	/* ibv_send_flags */
 	E(IBV_SEND_FENCE); E(IBV_SEND_SIGNALED); E(IBV_SEND_SOLICITED); E(IBV_SEND_INLINE); E(IBV_SEND_IP_CSUM);
 	/* ibv_access_flags */

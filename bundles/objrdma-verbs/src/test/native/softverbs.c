@@ -60,6 +60,8 @@
 #define SV_MAX_RD_ATOM     16
 #define SV_HASH            1024
 #define SV_QPN_FIRST       17   /* QP0/QP1 are special on IB; start like the probe */
+#define SV_MW_MARK         0xa5u /* top byte of every memory-window rkey; MR rkeys have 0x5a */
+#define SV_MAX_MW          0xffff
 
 /*
  * The exported ibv_query_port() ABI is the 48-byte "compat" port attribute
@@ -109,6 +111,7 @@ struct sv_ctx {
 	struct sv_list link;                       /* g_ctxs */
 	struct sv_list pds, mrs, cqs, qps, chans;  /* owned objects, freed at close */
 	struct sv_aev *aev_head, *aev_tail;        /* injected, not yet read (g_lock) */
+	struct sv_list mws;                        /* memory windows, freed first at close */
 };
 
 struct sv_pd {
@@ -123,6 +126,24 @@ struct sv_mr {
 	struct sv_mr *hnext;                       /* g_mr_hash chain */
 	struct sv_pd *pd;
 	uint64_t iova;
+	unsigned int access;
+	int mw_binds;                              /* windows bound to it: dereg_mr -> EBUSY */
+};
+
+/*
+ * A type-2 memory window.  The rkey is MARK:8 | index:16 | tag:8; the index
+ * names the window for its whole life, the tag is what the consumer changes at
+ * each bind (ibv_inc_rkey), so a stale rkey of an earlier bind fails.
+ */
+struct sv_mw {
+	struct ibv_mw ibv;
+	struct sv_list link;                       /* ctx->mws */
+	struct sv_mw *hnext;                       /* g_mw_hash chain, by index */
+	struct sv_pd *pd;
+	int bound;
+	struct sv_qp *qp;                          /* type 2: the only QP that may be accessed through it */
+	struct sv_mr *mr;
+	uint64_t addr, length;
 	unsigned int access;
 };
 
@@ -193,6 +214,12 @@ struct sv_op {
 	uint32_t imm;                              /* network order, passed through untouched */
 	uint64_t remote_addr, compare_add, swap;
 	uint32_t rkey;
+	/* IBV_WR_BIND_MW: the window, its new rkey and what it opens (the MR named by lkey) */
+	struct sv_mw *mw;
+	uint32_t mw_rkey, bind_lkey;
+	uint64_t bind_addr, bind_length;
+	unsigned int bind_access;
+	uint32_t invalidate_rkey;                  /* IBV_WR_LOCAL_INV */
 	int num_sge;
 	uint32_t inline_len;
 	struct timespec due;                       /* deferred: not before this time */
@@ -207,6 +234,9 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct sv_list g_ctxs = { &g_ctxs, &g_ctxs };
 static struct sv_mr *g_mr_hash[SV_HASH];
 static struct sv_qp *g_qp_hash[SV_HASH];
+static struct sv_mw *g_mw_hash[SV_HASH];
+static uint32_t g_next_mw_index = 1;
+static int g_mw_supported = 1;                 /* softverbs_set_memory_windows */
 static uint32_t g_next_key = 0x1234;
 static uint32_t g_next_qpn = SV_QPN_FIRST;
 static uint32_t g_next_handle = 1;
@@ -288,6 +318,47 @@ static void qp_hash_del(struct sv_qp *qp)
 	while (*pp != qp)
 		pp = &(*pp)->hnext;
 	*pp = qp->hnext;
+}
+
+static uint32_t mw_index(uint32_t rkey) { return (rkey >> 8) & 0xffff; }
+
+static struct sv_mw *find_mw_index(uint32_t rkey)
+{
+	if ((rkey >> 24) != SV_MW_MARK)
+		return NULL;
+	for (struct sv_mw *w = g_mw_hash[mw_index(rkey) % SV_HASH]; w; w = w->hnext)
+		if (mw_index(w->ibv.rkey) == mw_index(rkey))
+			return w;
+	return NULL;
+}
+
+static void mw_hash_del(struct sv_mw *mw)
+{
+	struct sv_mw **pp = &g_mw_hash[mw_index(mw->ibv.rkey) % SV_HASH];
+	while (*pp != mw)
+		pp = &(*pp)->hnext;
+	*pp = mw->hnext;
+}
+
+static void mw_unbind(struct sv_mw *mw)
+{
+	if (!mw->bound)
+		return;
+	mw->mr->mw_binds--;
+	mw->bound = 0;
+	mw->qp = NULL;
+	mw->mr = NULL;
+}
+
+/* Type-2 windows bound to qp stop working when it is reset or destroyed. */
+static void mw_unbind_qp(struct sv_qp *qp)
+{
+	struct sv_ctx *ctx = (struct sv_ctx *)qp->ibv.context;
+	for (struct sv_list *l = ctx->mws.next; l != &ctx->mws; l = l->next) {
+		struct sv_mw *mw = container_of(l, struct sv_mw, link);
+		if (mw->qp == qp)
+			mw_unbind(mw);
+	}
 }
 
 /* [addr, addr+len) inside the MR's [iova, iova+length)?  Written to avoid overflow. */
@@ -427,6 +498,7 @@ static void queue_remove_qp(struct sv_qp *qp);
 /* RESET discards everything without completions (and forgets attributes). */
 static void qp_reset(struct sv_qp *qp)
 {
+	mw_unbind_qp(qp);
 	queue_remove_qp(qp);
 	cq_purge(qp->scq, qp);
 	if (qp->rcq != qp->scq)
@@ -458,6 +530,8 @@ static enum ibv_wc_opcode wc_opcode_of(enum ibv_wr_opcode op)
 	case IBV_WR_RDMA_READ:           return IBV_WC_RDMA_READ;
 	case IBV_WR_ATOMIC_CMP_AND_SWP:  return IBV_WC_COMP_SWAP;
 	case IBV_WR_ATOMIC_FETCH_AND_ADD: return IBV_WC_FETCH_ADD;
+	case IBV_WR_BIND_MW:             return IBV_WC_BIND_MW;
+	case IBV_WR_LOCAL_INV:           return IBV_WC_LOCAL_INV;
 	default:                         return IBV_WC_SEND;
 	}
 }
@@ -500,7 +574,17 @@ static void complete_recv(struct sv_qp *rq, uint64_t wr_id, enum ibv_wc_status s
 static void *remote_map(struct sv_qp *rq, uint32_t rkey, uint64_t addr, uint64_t len,
 			unsigned int need)
 {
-	struct sv_mr *mr = find_mr_rkey(rkey);
+	struct sv_mr *mr;
+
+	if ((rkey >> 24) == SV_MW_MARK) {
+		/* A window: the current bind's full rkey, bound to this very QP, inside its range. */
+		struct sv_mw *mw = find_mw_index(rkey);
+		if (!mw || !mw->bound || mw->ibv.rkey != rkey || mw->qp != rq || mw->pd != rq->pd ||
+		    !(mw->access & need) || addr < mw->addr || len > mw->length || addr - mw->addr > mw->length - len)
+			return NULL;
+		return mr_host(mw->mr, addr);
+	}
+	mr = find_mr_rkey(rkey);
 
 	if (!mr || mr->pd != rq->pd || !(mr->access & need) || !mr_covers(mr, addr, len))
 		return NULL;
@@ -522,6 +606,45 @@ static void scatter(void **lp, const struct ibv_sge *sge, int n, const unsigned 
 		memmove(lp[i], src, sge[i].length);
 		src += sge[i].length;
 	}
+}
+
+/* IBV_WR_BIND_MW of a type-2 window (2B: it must be unbound, i.e. invalidated since its last bind). */
+static enum ibv_wc_status do_bind(struct sv_qp *qp, const struct sv_op *op)
+{
+	struct sv_mw *mw = find_mw_index(op->mw_rkey);
+	struct sv_mr *mr = find_mr_lkey(op->bind_lkey);
+	unsigned int allowed = IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC;
+
+	if (!mw || mw != op->mw || mw->pd != qp->pd || mw->ibv.type != IBV_MW_TYPE_2 || mw->bound)
+		return IBV_WC_MW_BIND_ERR;
+	if (!mr || mr->pd != qp->pd || !(mr->access & IBV_ACCESS_MW_BIND))
+		return IBV_WC_MW_BIND_ERR;
+	if ((op->bind_access & ~allowed) ||
+	    ((op->bind_access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+	     !(mr->access & IBV_ACCESS_LOCAL_WRITE)))
+		return IBV_WC_MW_BIND_ERR;
+	if (!op->bind_length || !mr_covers(mr, op->bind_addr, op->bind_length))
+		return IBV_WC_MW_BIND_ERR;
+	mw->bound = 1;
+	mw->qp = qp;
+	mw->mr = mr;
+	mw->addr = op->bind_addr;
+	mw->length = op->bind_length;
+	mw->access = op->bind_access;
+	mw->ibv.rkey = op->mw_rkey;
+	mr->mw_binds++;
+	return IBV_WC_SUCCESS;
+}
+
+/* IBV_WR_LOCAL_INV of a bound window's current rkey. */
+static enum ibv_wc_status do_local_inv(struct sv_qp *qp, const struct sv_op *op)
+{
+	struct sv_mw *mw = find_mw_index(op->invalidate_rkey);
+
+	if (!mw || mw->pd != qp->pd || !mw->bound || mw->ibv.rkey != op->invalidate_rkey)
+		return IBV_WC_MW_BIND_ERR;
+	mw_unbind(mw);
+	return IBV_WC_SUCCESS;
 }
 
 /* SEND / SEND_WITH_IMM: consume the responder's oldest posted receive. */
@@ -608,6 +731,13 @@ static void sv_execute(struct sv_op *op)
 		return;
 	}
 
+	/* Memory-window work is local to this QP: no SGEs, no peer. */
+	if (op->opcode == IBV_WR_BIND_MW || op->opcode == IBV_WR_LOCAL_INV) {
+		st = op->opcode == IBV_WR_BIND_MW ? do_bind(qp, op) : do_local_inv(qp, op);
+		len = 0;
+		goto done;
+	}
+
 	/* Local SGEs: lkey in this QP's PD, in bounds; READ/atomics write locally. */
 	if (!(op->send_flags & IBV_SEND_INLINE)) {
 		for (int i = 0; i < op->num_sge; i++) {
@@ -644,6 +774,7 @@ static void sv_execute(struct sv_op *op)
 		/* A zero-length write carries no R_Key check (IB spec). */
 		if (len && !(dst = remote_map(rq, op->rkey, op->remote_addr, len, IBV_ACCESS_REMOTE_WRITE))) {
 			st = IBV_WC_REM_ACCESS_ERR;
+			qp_to_err(rq);  /* the responder's QP goes to ERR too, as on a NIC */
 			break;
 		}
 		if (op->opcode == IBV_WR_RDMA_WRITE_WITH_IMM && !rq->rq_count) {
@@ -671,6 +802,7 @@ static void sv_execute(struct sv_op *op)
 		}
 		if (len && !(src = remote_map(rq, op->rkey, op->remote_addr, len, IBV_ACCESS_REMOTE_READ))) {
 			st = IBV_WC_REM_ACCESS_ERR;
+			qp_to_err(rq);
 			break;
 		}
 		if (len)
@@ -690,6 +822,7 @@ static void sv_execute(struct sv_op *op)
 		}
 		if (!(p = remote_map(rq, op->rkey, op->remote_addr, 8, IBV_ACCESS_REMOTE_ATOMIC))) {
 			st = IBV_WC_REM_ACCESS_ERR;
+			qp_to_err(rq);
 			break;
 		}
 		/* Atomic with respect to other softverbs operations (g_lock). */
@@ -902,6 +1035,18 @@ static int validate_send_wr(struct sv_qp *qp, const struct ibv_send_wr *wr, uint
 	case IBV_WR_SEND_WITH_IMM: case IBV_WR_RDMA_READ:
 	case IBV_WR_ATOMIC_CMP_AND_SWP: case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		break;
+	case IBV_WR_BIND_MW:
+		/* The window and the MR must exist now: their handles are read at post time. */
+		if (!g_mw_supported || wr->num_sge || (wr->send_flags & IBV_SEND_INLINE) ||
+		    !wr->bind_mw.mw || !wr->bind_mw.bind_info.mr)
+			return EINVAL;
+		*inl = 0;
+		return 0;
+	case IBV_WR_LOCAL_INV:
+		if (!g_mw_supported || wr->num_sge || (wr->send_flags & IBV_SEND_INLINE))
+			return EINVAL;
+		*inl = 0;
+		return 0;
 	default:
 		return EINVAL;
 	}
@@ -947,6 +1092,16 @@ static void fill_op(struct sv_op *op, struct sv_qp *qp, const struct ibv_send_wr
 	} else {
 		op->remote_addr = wr->wr.rdma.remote_addr;
 		op->rkey = wr->wr.rdma.rkey;
+	}
+	if (wr->opcode == IBV_WR_BIND_MW) {
+		op->mw = (struct sv_mw *)wr->bind_mw.mw;
+		op->mw_rkey = wr->bind_mw.rkey;
+		op->bind_lkey = wr->bind_mw.bind_info.mr->lkey;
+		op->bind_addr = wr->bind_mw.bind_info.addr;
+		op->bind_length = wr->bind_mw.bind_info.length;
+		op->bind_access = wr->bind_mw.bind_info.mw_access_flags;
+	} else if (wr->opcode == IBV_WR_LOCAL_INV) {
+		op->invalidate_rkey = wr->invalidate_rkey;
 	}
 	op->num_sge = wr->num_sge;
 	op->sge = op->storage_sge;
@@ -1088,6 +1243,10 @@ SV_API int ibv_get_device_index(struct ibv_device *dev)
 	return dev == &g_dev ? 0 : -1;
 }
 
+static struct ibv_mw *sv_alloc_mw(struct ibv_pd *ibpd, enum ibv_mw_type type);
+static int sv_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *bind);
+static int sv_dealloc_mw(struct ibv_mw *ibmw);
+
 SV_API struct ibv_context *ibv_open_device(struct ibv_device *dev)
 {
 	struct sv_ctx *ctx;
@@ -1105,6 +1264,9 @@ SV_API struct ibv_context *ibv_open_device(struct ibv_device *dev)
 	ctx->ibv.ops.req_notify_cq = sv_req_notify_cq;
 	ctx->ibv.ops.post_send = sv_post_send;
 	ctx->ibv.ops.post_recv = sv_post_recv;
+	ctx->ibv.ops.alloc_mw = sv_alloc_mw;
+	ctx->ibv.ops.bind_mw = sv_bind_mw;
+	ctx->ibv.ops.dealloc_mw = sv_dealloc_mw;
 	ctx->ibv.cmd_fd = -1;
 	/* Signalled once per injected event (softverbs_inject_async_event); EFD_SEMAPHORE
 	 * so one read consumes one event, and pollable like the real one. */
@@ -1115,7 +1277,7 @@ SV_API struct ibv_context *ibv_open_device(struct ibv_device *dev)
 	 * so the inline *_ex verbs must take their legacy / ENOSYS path (pitfall 4). */
 	ctx->ibv.abi_compat = NULL;
 	list_init(&ctx->pds); list_init(&ctx->mrs); list_init(&ctx->cqs);
-	list_init(&ctx->qps); list_init(&ctx->chans);
+	list_init(&ctx->qps); list_init(&ctx->chans); list_init(&ctx->mws);
 	lock();
 	read_env();
 	list_add_tail(&g_ctxs, &ctx->link);
@@ -1133,6 +1295,13 @@ SV_API int ibv_close_device(struct ibv_context *ibctx)
 	struct sv_ctx *ctx = to_ctx(ibctx);
 
 	lock();
+	while (!list_empty(&ctx->mws)) {
+		struct sv_mw *mw = container_of(ctx->mws.next, struct sv_mw, link);
+		mw_unbind(mw);
+		mw_hash_del(mw);
+		list_del(&mw->link);
+		free(mw);
+	}
 	while (!list_empty(&ctx->qps))
 		free_qp(container_of(ctx->qps.next, struct sv_qp, link));
 	while (!list_empty(&ctx->mrs)) {
@@ -1187,6 +1356,10 @@ SV_API int ibv_query_device(struct ibv_context *ctx, struct ibv_device_attr *a)
 	a->max_qp = 1 << 16;
 	a->max_qp_wr = SV_MAX_QP_WR;
 	a->device_cap_flags = IBV_DEVICE_RC_RNR_NAK_GEN;
+	if (g_mw_supported) {
+		a->device_cap_flags |= IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B;
+		a->max_mw = SV_MAX_MW;
+	}
 	a->max_sge = SV_MAX_SGE;
 	a->max_sge_rd = SV_MAX_SGE;
 	a->max_cq = 1 << 16;
@@ -1388,12 +1561,95 @@ SV_API int ibv_dereg_mr(struct ibv_mr *ibmr)
 	struct sv_mr *mr = (struct sv_mr *)ibmr;
 
 	lock();
+	if (mr->mw_binds) {
+		unlock();
+		return EBUSY;  /* windows are bound to it */
+	}
 	mr_hash_del(mr);
 	list_del(&mr->link);
 	mr->pd->users--;
 	unlock();
 	free(mr);
 	return 0;
+}
+
+/* ---- memory windows (type 2 only; ibv_alloc_mw etc. are inline, via ops) --- */
+
+static struct ibv_mw *sv_alloc_mw(struct ibv_pd *ibpd, enum ibv_mw_type type)
+{
+	struct sv_pd *pd = to_pd(ibpd);
+	struct sv_mw *mw;
+	uint32_t idx = 0;
+
+	if (!g_mw_supported || type != IBV_MW_TYPE_2) {
+		errno = EOPNOTSUPP;  /* type 1 is not modelled */
+		return NULL;
+	}
+	if (!(mw = calloc(1, sizeof(*mw)))) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	lock();
+	for (int tries = 0; tries <= SV_MAX_MW; tries++) {
+		uint32_t cand = g_next_mw_index;
+		g_next_mw_index = g_next_mw_index % SV_MAX_MW + 1;
+		if (!find_mw_index((SV_MW_MARK << 24) | (cand << 8))) {
+			idx = cand;
+			break;
+		}
+	}
+	if (!idx) {
+		unlock();
+		free(mw);
+		errno = ENOMEM;
+		return NULL;
+	}
+	mw->ibv.context = ibpd->context;
+	mw->ibv.pd = ibpd;
+	mw->ibv.rkey = (SV_MW_MARK << 24) | (idx << 8);
+	mw->ibv.handle = g_next_handle++;
+	mw->ibv.type = type;
+	mw->pd = pd;
+	mw->hnext = g_mw_hash[idx % SV_HASH];
+	g_mw_hash[idx % SV_HASH] = mw;
+	pd->users++;
+	list_add_tail(&to_ctx(ibpd->context)->mws, &mw->link);
+	unlock();
+	return &mw->ibv;
+}
+
+/* Type-1 binds (ibv_bind_mw) are not modelled; the inline wrapper refuses type 2 itself. */
+static int sv_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *bind)
+{
+	(void)qp; (void)mw; (void)bind;
+	return EOPNOTSUPP;
+}
+
+/* Deallocating a bound window invalidates it. */
+static int sv_dealloc_mw(struct ibv_mw *ibmw)
+{
+	struct sv_mw *mw = (struct sv_mw *)ibmw;
+
+	lock();
+	mw_unbind(mw);
+	mw_hash_del(mw);
+	list_del(&mw->link);
+	mw->pd->users--;
+	unlock();
+	free(mw);
+	return 0;
+}
+
+/* Test control: 0 makes the device one without memory windows (no MEM_WINDOW_TYPE_2B). Returns the old setting. */
+SV_API int softverbs_set_memory_windows(int on)
+{
+	int old;
+
+	lock();
+	old = g_mw_supported;
+	g_mw_supported = on != 0;
+	unlock();
+	return old;
 }
 
 /* ---- completion channels and CQs --------------------------------------- */
@@ -1889,6 +2145,7 @@ SV_API int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask,
 
 static void free_qp(struct sv_qp *qp)
 {
+	mw_unbind_qp(qp);
 	queue_remove_qp(qp);
 	cq_purge(qp->scq, qp);
 	if (qp->rcq != qp->scq)

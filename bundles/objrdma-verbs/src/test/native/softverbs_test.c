@@ -27,6 +27,7 @@ int softverbs_set_deferred(int on);
 unsigned int softverbs_set_delay_us(unsigned int us);
 int softverbs_pending(void);
 void softverbs_drain(void);
+int softverbs_set_memory_windows(int on);
 
 /* ---- mini test framework ------------------------------------------------ */
 
@@ -168,6 +169,29 @@ static void pair_open(struct node *a, struct node *b)
 	EXPECT_EQ(connect_qp(b->qp, a->qp->qp_num, QP_ACCESS), 0);
 }
 
+static enum ibv_qp_state qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
+		return IBV_QPS_UNKNOWN;
+	return a.qp_state;
+}
+
+/*
+ * After an error: the requester back through RESET to RTS, and the responder too
+ * if a remote access violation moved it to ERR (as a NIC does).
+ */
+static void reconnect(struct node *a, struct node *b)
+{
+	EXPECT_EQ(set_state(a->qp, IBV_QPS_RESET), 0);
+	EXPECT_EQ(connect_qp(a->qp, b->qp->qp_num, QP_ACCESS), 0);
+	if (qp_state(b->qp) == IBV_QPS_ERR) {
+		EXPECT_EQ(set_state(b->qp, IBV_QPS_RESET), 0);
+		EXPECT_EQ(connect_qp(b->qp, a->qp->qp_num, QP_ACCESS), 0);
+	}
+}
+
 /* Tear down in the documented order; every destroy must succeed. */
 static void node_close(struct node *n)
 {
@@ -179,14 +203,6 @@ static void node_close(struct node *n)
 	free(n->buf);
 }
 
-static enum ibv_qp_state qp_state(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr a;
-	struct ibv_qp_init_attr ia;
-	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &ia))
-		return IBV_QPS_UNKNOWN;
-	return a.qp_state;
-}
 
 static long long now_ms(void)
 {
@@ -521,12 +537,11 @@ static void t_bad_rkey_flush(void)
 	EXPECT_EQ(wc[0].status, IBV_WC_WR_FLUSH_ERR);
 	EXPECT_EQ(wc[0].wr_id, 501);
 	EXPECT(cq_empty(a.cq));
-	/* The responder is not moved to ERR (not modelled). */
-	EXPECT_EQ(qp_state(b.qp), IBV_QPS_RTS);
+	/* The responder's QP went to ERR as well, as on a NIC. */
+	EXPECT_EQ(qp_state(b.qp), IBV_QPS_ERR);
 
-	/* RESET -> RTS brings the QP back. */
-	EXPECT_EQ(set_state(a.qp, IBV_QPS_RESET), 0);
-	EXPECT_EQ(connect_qp(a.qp, b.qp->qp_num, QP_ACCESS), 0);
+	/* RESET -> RTS on both sides brings the connection back. */
+	reconnect(&a, &b);
 	EXPECT_EQ(write_to(&a, &b, 3, 0, 64), 0);
 	EXPECT(poll_one(a.cq, wc));
 	EXPECT_EQ(wc[0].status, IBV_WC_SUCCESS);
@@ -555,13 +570,11 @@ static void t_out_of_bounds(void)
 	expect_status(&a, IBV_WR_RDMA_WRITE, a.buf, 20, a.mr->lkey, (uintptr_t)b.buf + BUF_SIZE - 10,
 		      b.mr->rkey, IBV_WC_REM_ACCESS_ERR);
 	EXPECT_EQ(b.buf[BUF_SIZE - 10], 0);
-	EXPECT_EQ(set_state(a.qp, IBV_QPS_RESET), 0);
-	EXPECT_EQ(connect_qp(a.qp, b.qp->qp_num, QP_ACCESS), 0);
+	reconnect(&a, &b);
 	/* Starts one byte before it. */
 	expect_status(&a, IBV_WR_RDMA_READ, a.buf, 20, a.mr->lkey, (uintptr_t)b.buf - 1,
 		      b.mr->rkey, IBV_WC_REM_ACCESS_ERR);
-	EXPECT_EQ(set_state(a.qp, IBV_QPS_RESET), 0);
-	EXPECT_EQ(connect_qp(a.qp, b.qp->qp_num, QP_ACCESS), 0);
+	reconnect(&a, &b);
 	/* Local SGE outside the local MR. */
 	expect_status(&a, IBV_WR_RDMA_WRITE, a.buf + BUF_SIZE - 4, 8, a.mr->lkey, (uintptr_t)b.buf,
 		      b.mr->rkey, IBV_WC_LOC_PROT_ERR);
@@ -582,8 +595,7 @@ static void t_access_checks(void)
 	EXPECT(ro != NULL);
 	expect_status(&a, IBV_WR_RDMA_WRITE, a.buf, 8, a.mr->lkey, (uintptr_t)b.buf, ro->rkey,
 		      IBV_WC_REM_ACCESS_ERR);
-	EXPECT_EQ(set_state(a.qp, IBV_QPS_RESET), 0);
-	EXPECT_EQ(connect_qp(a.qp, b.qp->qp_num, QP_ACCESS), 0);
+	reconnect(&a, &b);
 	/* ... but reading through it works. */
 	expect_status(&a, IBV_WR_RDMA_READ, a.buf, 8, a.mr->lkey, (uintptr_t)b.buf, ro->rkey,
 		      IBV_WC_SUCCESS);
@@ -594,20 +606,17 @@ static void t_access_checks(void)
 	EXPECT(other != NULL);
 	expect_status(&a, IBV_WR_RDMA_WRITE, a.buf, 8, a.mr->lkey, (uintptr_t)b.buf, other->rkey,
 		      IBV_WC_REM_ACCESS_ERR);
-	EXPECT_EQ(set_state(a.qp, IBV_QPS_RESET), 0);
-	EXPECT_EQ(connect_qp(a.qp, b.qp->qp_num, QP_ACCESS), 0);
+	reconnect(&a, &b);
 
 	/* lkey used as rkey: keys are distinct on this device. */
 	expect_status(&a, IBV_WR_RDMA_WRITE, a.buf, 8, a.mr->lkey, (uintptr_t)b.buf, b.mr->lkey,
 		      IBV_WC_REM_ACCESS_ERR);
-	EXPECT_EQ(set_state(a.qp, IBV_QPS_RESET), 0);
-	EXPECT_EQ(connect_qp(a.qp, b.qp->qp_num, QP_ACCESS), 0);
+	reconnect(&a, &b);
 
 	/* Bad local lkey. */
 	expect_status(&a, IBV_WR_RDMA_WRITE, a.buf, 8, a.mr->lkey + 1, (uintptr_t)b.buf, b.mr->rkey,
 		      IBV_WC_LOC_PROT_ERR);
-	EXPECT_EQ(set_state(a.qp, IBV_QPS_RESET), 0);
-	EXPECT_EQ(connect_qp(a.qp, b.qp->qp_num, QP_ACCESS), 0);
+	reconnect(&a, &b);
 
 	/* READ into a local MR without LOCAL_WRITE. */
 	nolocal = ibv_reg_mr(a.pd, a.buf, 4096, IBV_ACCESS_REMOTE_READ);
@@ -907,8 +916,7 @@ static void t_deferred_semantics(void)
 	softverbs_drain();
 	EXPECT(poll_one(a.cq, wc));
 	EXPECT_EQ(wc[0].status, IBV_WC_REM_ACCESS_ERR);
-	EXPECT_EQ(set_state(a.qp, IBV_QPS_RESET), 0);
-	EXPECT_EQ(connect_qp(a.qp, b.qp->qp_num, QP_ACCESS), 0);
+	reconnect(&a, &b);
 
 	/* Order inside a batch: ok, bad rkey, then everything after is flushed. */
 	softverbs_set_delay_us(0);
@@ -927,8 +935,7 @@ static void t_deferred_semantics(void)
 
 	/* Destroying a QP discards its queued WRs without completions. */
 	softverbs_set_delay_us(100000);
-	EXPECT_EQ(set_state(a.qp, IBV_QPS_RESET), 0);
-	EXPECT_EQ(connect_qp(a.qp, b.qp->qp_num, QP_ACCESS), 0);
+	reconnect(&a, &b);
 	EXPECT_EQ(write_to(&a, &b, 20, 0, 8), 0);
 	EXPECT_EQ(softverbs_pending(), 1);
 	EXPECT_EQ(ibv_destroy_qp(a.qp), 0);
@@ -1066,8 +1073,7 @@ static void t_sq_full(void)
 	EXPECT_EQ(ibv_post_send(a.qp, &wr, &bad), ENOMEM);
 	EXPECT(bad == &wr);
 	/* The healthy pattern: 7 unsignaled + 1 signaled; polling it frees all 8. */
-	EXPECT_EQ(set_state(a.qp, IBV_QPS_RESET), 0);
-	EXPECT_EQ(connect_qp(a.qp, b.qp->qp_num, QP_ACCESS), 0);
+	reconnect(&a, &b);
 	for (int round = 0; round < 3; round++) {
 		for (int i = 0; i < 8; i++)
 			EXPECT_EQ(post_rdma(&a, IBV_WR_RDMA_WRITE, (uint64_t)i, a.buf, 8, a.mr->lkey,
@@ -1316,6 +1322,169 @@ static void t_async_events(void)
 	softverbs_reset_port();
 }
 
+/* ---- type-2 memory windows ---------------------------------------------- */
+
+/* Binds mw on n's QP over [addr, addr+len) of mr with access; returns the completion status. */
+static int bind_window(struct node *n, struct ibv_mw *mw, uint32_t rkey, struct ibv_mr *mr, void *addr,
+		       uint64_t len, unsigned int access)
+{
+	struct ibv_send_wr wr = { .wr_id = 77, .opcode = IBV_WR_BIND_MW, .send_flags = IBV_SEND_SIGNALED },
+			   *bad = NULL;
+	struct ibv_wc wc;
+
+	wr.bind_mw.mw = mw;
+	wr.bind_mw.rkey = rkey;
+	wr.bind_mw.bind_info.mr = mr;
+	wr.bind_mw.bind_info.addr = (uintptr_t)addr;
+	wr.bind_mw.bind_info.length = len;
+	wr.bind_mw.bind_info.mw_access_flags = access;
+	if (ibv_post_send(n->qp, &wr, &bad))
+		return -1;
+	if (!poll_one(n->cq, &wc))
+		return -2;
+	EXPECT(wc.status != IBV_WC_SUCCESS || wc.opcode == IBV_WC_BIND_MW);
+	return wc.status;
+}
+
+static int invalidate_window(struct node *n, uint32_t rkey)
+{
+	struct ibv_send_wr wr = { .wr_id = 78, .opcode = IBV_WR_LOCAL_INV, .send_flags = IBV_SEND_SIGNALED },
+			   *bad = NULL;
+	struct ibv_wc wc;
+
+	wr.invalidate_rkey = rkey;
+	if (ibv_post_send(n->qp, &wr, &bad))
+		return -1;
+	if (!poll_one(n->cq, &wc))
+		return -2;
+	EXPECT(wc.status != IBV_WC_SUCCESS || wc.opcode == IBV_WC_LOCAL_INV);
+	return wc.status;
+}
+
+static int all_bytes(const unsigned char *p, size_t n, unsigned char v)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != v)
+			return 0;
+	return 1;
+}
+
+static void t_memory_windows(void)
+{
+	struct node a, b, c, d;
+	struct ibv_device_attr da;
+	struct ibv_mr *local;
+	struct ibv_mw *mw;
+	struct ibv_wc wc;
+	uint32_t rkey;
+	unsigned char *win;
+
+	pair_open(&a, &b);
+	EXPECT_EQ(ibv_query_device(b.ctx, &da), 0);
+	EXPECT(da.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B);
+	EXPECT(da.max_mw > 0);
+	EXPECT(ibv_alloc_mw(b.pd, IBV_MW_TYPE_1) == NULL);
+	mw = ibv_alloc_mw(b.pd, IBV_MW_TYPE_2);
+	EXPECT(mw != NULL && mw->type == IBV_MW_TYPE_2);
+
+	/* A local-only MR: its own rkey opens nothing; the window opens one page of it. */
+	local = ibv_reg_mr(b.pd, b.buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
+	EXPECT(local != NULL);
+	win = b.buf + 8192;
+	memset(b.buf, 0x5a, BUF_SIZE);
+	rkey = ibv_inc_rkey(mw->rkey);
+	EXPECT_EQ(bind_window(&b, mw, rkey, local, win, 4096, IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ),
+		  IBV_WC_SUCCESS);
+	memset(a.buf, 0x11, 64);
+	expect_status(&a, IBV_WR_RDMA_WRITE, a.buf, 64, a.mr->lkey, (uintptr_t)win + 100, rkey, IBV_WC_SUCCESS);
+	EXPECT(all_bytes(win + 100, 64, 0x11));
+	expect_status(&a, IBV_WR_RDMA_READ, a.buf + 4096, 64, a.mr->lkey, (uintptr_t)win + 100, rkey,
+		      IBV_WC_SUCCESS);
+	EXPECT(all_bytes(a.buf + 4096, 64, 0x11));
+	EXPECT_EQ(ibv_dereg_mr(local), EBUSY);  /* a window is bound to it */
+
+	/* Outside the window: refused, nothing written, and the responder's QP goes to ERR. */
+	memset(a.buf, 0x22, 64);
+	expect_status(&a, IBV_WR_RDMA_WRITE, a.buf, 64, a.mr->lkey, (uintptr_t)win + 4096 - 32, rkey,
+		      IBV_WC_REM_ACCESS_ERR);
+	EXPECT(all_bytes(win + 4096 - 32, 32, 0x5a) && all_bytes(win + 4096, 32, 0x5a));
+	EXPECT_EQ(qp_state(b.qp), IBV_QPS_ERR);
+	/* A reset of the QP the window is bound to unbinds it. */
+	reconnect(&a, &b);
+	expect_status(&a, IBV_WR_RDMA_WRITE, a.buf, 8, a.mr->lkey, (uintptr_t)win, rkey, IBV_WC_REM_ACCESS_ERR);
+	EXPECT(all_bytes(win, 8, 0x5a));
+	reconnect(&a, &b);
+
+	/* The MR's own key: local-only, refused. */
+	expect_status(&a, IBV_WR_RDMA_WRITE, a.buf, 8, a.mr->lkey, (uintptr_t)win, local->rkey,
+		      IBV_WC_REM_ACCESS_ERR);
+	reconnect(&a, &b);
+
+	/* Wrong access: a read-only window refuses a write. */
+	rkey = ibv_inc_rkey(rkey);
+	EXPECT_EQ(bind_window(&b, mw, rkey, local, win, 4096, IBV_ACCESS_REMOTE_READ), IBV_WC_SUCCESS);
+	expect_status(&a, IBV_WR_RDMA_WRITE, a.buf, 8, a.mr->lkey, (uintptr_t)win, rkey, IBV_WC_REM_ACCESS_ERR);
+	EXPECT(all_bytes(win, 8, 0x5a));
+	reconnect(&a, &b);
+
+	/* Bound to b's QP only: another connection into the same PD is refused. */
+	rkey = ibv_inc_rkey(rkey);
+	EXPECT_EQ(bind_window(&b, mw, rkey, local, win, 4096, IBV_ACCESS_REMOTE_WRITE), IBV_WC_SUCCESS);
+	c = a;
+	d = b;
+	c.qp = make_qp(&a, a.cq, a.cq, 16);
+	d.qp = make_qp(&b, b.cq, b.cq, 16);
+	EXPECT_EQ(connect_qp(c.qp, d.qp->qp_num, QP_ACCESS), 0);
+	EXPECT_EQ(connect_qp(d.qp, c.qp->qp_num, QP_ACCESS), 0);
+	expect_status(&c, IBV_WR_RDMA_WRITE, a.buf, 8, a.mr->lkey, (uintptr_t)win, rkey, IBV_WC_REM_ACCESS_ERR);
+	EXPECT(all_bytes(win, 8, 0x5a));
+	EXPECT_EQ(qp_state(d.qp), IBV_QPS_ERR);
+	/* ... while b's own peer still gets in. */
+	expect_status(&a, IBV_WR_RDMA_WRITE, a.buf, 8, a.mr->lkey, (uintptr_t)win, rkey, IBV_WC_SUCCESS);
+
+	/* Binding a bound type-2B window again fails (invalidate first); the QP goes to ERR. */
+	EXPECT_EQ(bind_window(&b, mw, ibv_inc_rkey(rkey), local, win, 4096, IBV_ACCESS_REMOTE_WRITE),
+		  IBV_WC_MW_BIND_ERR);
+	EXPECT_EQ(qp_state(b.qp), IBV_QPS_ERR);
+	reconnect(&b, &a);
+
+	/* Invalidate: the rkey is dead at once, and its old tag stays dead after the next bind. */
+	rkey = ibv_inc_rkey(rkey);
+	EXPECT_EQ(bind_window(&b, mw, rkey, local, win, 4096, IBV_ACCESS_REMOTE_WRITE), IBV_WC_SUCCESS);
+	EXPECT_EQ(invalidate_window(&b, rkey), IBV_WC_SUCCESS);
+	EXPECT_EQ(invalidate_window(&b, rkey), IBV_WC_MW_BIND_ERR);  /* not bound any more */
+	reconnect(&b, &a);
+	expect_status(&a, IBV_WR_RDMA_WRITE, a.buf, 8, a.mr->lkey, (uintptr_t)win, rkey, IBV_WC_REM_ACCESS_ERR);
+	reconnect(&a, &b);
+	EXPECT_EQ(bind_window(&b, mw, ibv_inc_rkey(rkey), local, win, 4096, IBV_ACCESS_REMOTE_WRITE),
+		  IBV_WC_SUCCESS);
+	memset(a.buf, 0x33, 8);
+	expect_status(&a, IBV_WR_RDMA_WRITE, a.buf, 8, a.mr->lkey, (uintptr_t)win, rkey, IBV_WC_REM_ACCESS_ERR);
+	EXPECT(all_bytes(win, 8, 0x22));  /* still what b's own peer wrote before */
+	reconnect(&a, &b);
+
+	/* Binds the device must refuse: no MW_BIND on the MR, outside it, remote write without local write. */
+	EXPECT_EQ(bind_window(&b, mw, ibv_inc_rkey(rkey), b.mr, win, 4096, IBV_ACCESS_REMOTE_WRITE),
+		  IBV_WC_MW_BIND_ERR);
+	reconnect(&b, &a);
+
+	/* Dealloc invalidates; then the MR can go. */
+	EXPECT_EQ(ibv_dealloc_mw(mw), 0);
+	EXPECT_EQ(ibv_dereg_mr(local), 0);
+	(void)wc;
+	EXPECT_EQ(ibv_destroy_qp(c.qp), 0);
+	EXPECT_EQ(ibv_destroy_qp(d.qp), 0);
+
+	/* A device without windows says so and refuses them. */
+	EXPECT_EQ(softverbs_set_memory_windows(0), 1);
+	EXPECT_EQ(ibv_query_device(b.ctx, &da), 0);
+	EXPECT(!(da.device_cap_flags & IBV_DEVICE_MEM_WINDOW_TYPE_2B));
+	EXPECT(ibv_alloc_mw(b.pd, IBV_MW_TYPE_2) == NULL);
+	softverbs_set_memory_windows(1);
+	node_close(&a);
+	node_close(&b);
+}
+
 int main(int argc, char **argv)
 {
 	g_verbose = argc > 1 && !strcmp(argv[1], "-v");
@@ -1345,6 +1514,7 @@ int main(int argc, char **argv)
 	run("loopback_iova", t_loopback_iova);
 	run("close_frees_all", t_close_frees_all);
 	run("async_events", t_async_events);
+	run("memory_windows", t_memory_windows);
 	printf("softverbs_test: %d passed, %d failed\n", g_passed, g_failed);
 	return g_failed ? 1 : 0;
 }

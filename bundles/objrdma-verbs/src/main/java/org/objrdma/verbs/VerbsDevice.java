@@ -42,6 +42,23 @@ public interface VerbsDevice {
     String PROPERTY_MAX_CQE = "objrdma.verbs.max.cqe";
     /** Service property: true when the device is the software test device, not a NIC ({@code Boolean}). */
     String PROPERTY_SOFTWARE = "objrdma.verbs.software";
+    /**
+     * Service property: how the device's transport makes memory grants ({@code String}):
+     * {@link #GRANTS_MEMORY_WINDOWS} or {@link #GRANTS_SLICE_REGISTRATION}.
+     */
+    String PROPERTY_GRANTS = "objrdma.verbs.grants";
+    /** Service property: most memory windows ({@code Integer}; 0 without windows). */
+    String PROPERTY_MAX_MW = "objrdma.verbs.max.mw";
+    /**
+     * Grants are type-2 memory windows bound to the channel's queue pair ({@code IBV_DEVICE_MEM_WINDOW_TYPE_2B}):
+     * the NIC refuses an access through any other queue pair.
+     */
+    String GRANTS_MEMORY_WINDOWS = "memory-window-type-2b";
+    /**
+     * The device has no type-2B windows: each grant is a registration of its slice. Sliced, revocable and with
+     * its own rkey, but not bound to one queue pair: any queue pair of the protection domain can use the rkey.
+     */
+    String GRANTS_SLICE_REGISTRATION = "slice-registration";
 
     /** Device name as libibverbs reports it. */
     String name();
@@ -81,6 +98,12 @@ public interface VerbsDevice {
 
     /** True for the software test device, which is no NIC. */
     boolean isSoftware();
+
+    /** {@link #GRANTS_MEMORY_WINDOWS} or {@link #GRANTS_SLICE_REGISTRATION}. */
+    String grantMechanism();
+
+    /** Most memory windows the device supports (0 without windows). */
+    int maxMw();
 
     /** {@code verbs:<name>}: the {@code objrdma.transport.name} of this device's transport service. */
     default String transportName() {

@@ -2,6 +2,7 @@ package org.objrdma.api.transport;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.osgi.annotation.versioning.ProviderType;
 
@@ -92,6 +93,27 @@ public interface Channel extends AutoCloseable {
     CompletableFuture<BatchResult> submit(List<WorkRequest> requests, Duration timeout);
 
     /**
+     * Lets the peer of this channel, and no other, reach {@code [offset, offset + length)} of {@code region} with
+     * {@code access}. See {@link MemoryGrant} for what the grant allows and when it ends. The region needs no
+     * remote access of its own (register it local-only); a grant with {@link Access#REMOTE_WRITE} needs
+     * {@link Access#LOCAL_WRITE} on the region, as a verbs memory window does.
+     *
+     * <p>Legal while the channel is CONNECTED. A transport may also allow it in INIT (the TCP transport does,
+     * so that a side driven one-sidedly can hand out its grant with its endpoint); one that cannot says so
+     * with WRONG_STATE. A reset or close of the channel revokes all its grants.
+     *
+     * @throws TransportException INVALID_ARGUMENT (region of another transport, slice outside the region or
+     *         empty, access empty or not remote, REMOTE_WRITE on a region without LOCAL_WRITE), CLOSED (the
+     *         channel or the region is closed), WRONG_STATE (the channel cannot bind now), RESOURCE_EXHAUSTED
+     *         (too many grants), IO (the device refused the bind), UNAVAILABLE (the transport cannot grant;
+     *         the default, so that test doubles written against 1.1 still compile — both real transports grant)
+     */
+    default MemoryGrant grant(MemoryRegion region, long offset, long length, Set<Access> access)
+            throws TransportException {
+        throw new TransportException(TransportError.UNAVAILABLE, "transport " + transportName() + " cannot grant");
+    }
+
+    /**
      * Takes the channel back to {@link ChannelState#INIT} so that it can be connected again, keeping its
      * identity: {@link #id()} and {@link #localEndpoint()} return what they returned before, so an endpoint
      * the peer was already given stays valid. Verbs: the same queue pair goes to RESET and back to INIT with
@@ -101,7 +123,8 @@ public interface Channel extends AutoCloseable {
      * <p>When {@code reset} returns: every request that was outstanding has completed, with
      * {@link WcStatus#WR_FLUSH_ERR} unless it had already failed with a status of its own (posted ones wait in
      * {@link #poll}, and the futures of {@link #submit}ted batches are complete); the transport no longer
-     * touches memory those requests named; the connection to the peer, if there was one, has ended; and
+     * touches memory those requests named; every {@link MemoryGrant} of the channel is revoked; the connection
+     * to the peer, if there was one, has ended; and
      * {@link #remoteEndpoint()} is null. Completions not yet polled stay where they were.
      *
      * <p>Only this side is reset. The peer either sees the connection end (its channel goes to
@@ -122,7 +145,8 @@ public interface Channel extends AutoCloseable {
 
     /**
      * Closes the channel: outstanding requests complete with {@link WcStatus#WR_FLUSH_ERR} (batch
-     * futures complete too), the peer sees the connection end. Idempotent; never throws.
+     * futures complete too), every {@link MemoryGrant} of the channel is revoked, the peer sees the
+     * connection end. Idempotent; never throws.
      */
     @Override
     void close();

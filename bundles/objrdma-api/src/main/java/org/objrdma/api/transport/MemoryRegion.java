@@ -10,8 +10,12 @@ import org.osgi.annotation.versioning.ProviderType;
  * <p>The region does not own the memory it describes, only the registration: {@link #close()}
  * deregisters and leaves the segment to whoever allocated it. Whoever called
  * {@link Transport#register} owns the region and is the only one who closes it; closing twice is
- * harmless. A peer addresses the region by {@link #address()} and {@link #rkey()}
- * (see {@link #asRemote()}); local work requests use it through {@link ScatterGatherEntry}.
+ * harmless. Local work requests use it through {@link ScatterGatherEntry}.
+ *
+ * <p>Remote access: register the region local-only (no {@code REMOTE_*} in its access set) and give a peer a
+ * {@link MemoryGrant} from {@link Channel#grant}: a slice, for one channel, revocable. A region registered
+ * with {@code REMOTE_*} access is also reachable with its own {@link #rkey()}, over its whole length, through
+ * every channel of the transport, until it is closed; that path is deprecated (see {@link #asRemote()}).
  */
 @ProviderType
 public interface MemoryRegion extends AutoCloseable {
@@ -28,7 +32,11 @@ public interface MemoryRegion extends AutoCloseable {
     /** Key local work requests present. */
     int lkey();
 
-    /** Key a peer presents for one-sided access; unguessable for the TCP transport. */
+    /**
+     * The region's own remote key: opens the whole region to the peer of any channel if the region was
+     * registered with {@code REMOTE_*} access (deprecated path, see {@link #asRemote()}); useless remotely for a
+     * local-only region. Peers should get a {@link MemoryGrant#rkey()} instead.
+     */
     int rkey();
 
     /** What the region allows. */
@@ -40,7 +48,15 @@ public interface MemoryRegion extends AutoCloseable {
     /** False once {@link #close()} ran or the transport went away. */
     boolean isOpen();
 
-    /** What a peer needs to address the whole region. */
+    /**
+     * What a peer needs to address the whole region with the region's own key.
+     *
+     * @deprecated a region's own key reaches the whole region from the peer of every channel and cannot be
+     *             revoked short of closing the region, so one session's peer could read or overwrite memory
+     *             later lent to another; register local-only and hand out {@link Channel#grant} instead. Kept
+     *             until the session manager and the cuObject facade use grants.
+     */
+    @Deprecated(since = "1.2.0")
     default RemoteRegion asRemote() {
         return new RemoteRegion(address(), length(), rkey());
     }

@@ -1,5 +1,9 @@
 /**
  * Transport SPI: one-sided RDMA semantics (memory regions, channels, work requests, completions named after {@code ibv_wc_status}) that the verbs and the TCP transports both implement.
+ *
+ * <p>2.0.0 (major): {@code EndpointInfo} is an open set of endpoint kinds ({@code level()} removed), transports
+ * publish their flows and endpoint kind; {@link org.objrdma.api.transport.MemoryGrant} and {@code Channel.grant}
+ * added and {@code MemoryRegion.asRemote()} deprecated (grants replace a region's own remote key).
  */
 @org.osgi.annotation.bundle.Export
 @org.osgi.annotation.versioning.Version("2.0.0")

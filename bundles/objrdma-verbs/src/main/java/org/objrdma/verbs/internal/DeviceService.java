@@ -90,6 +90,16 @@ final class DeviceService implements VerbsDevice {
         return info.software();
     }
 
+    @Override
+    public String grantMechanism() {
+        return info.device().memoryWindowsType2B() ? GRANTS_MEMORY_WINDOWS : GRANTS_SLICE_REGISTRATION;
+    }
+
+    @Override
+    public int maxMw() {
+        return info.device().maxMw();
+    }
+
     /** The service properties ({@code PROPERTY_*}). */
     Dictionary<String, Object> properties() {
         Hashtable<String, Object> p = new Hashtable<>();
@@ -106,6 +116,8 @@ final class DeviceService implements VerbsDevice {
         p.put(PROPERTY_MAX_MR, maxMr());
         p.put(PROPERTY_MAX_CQE, maxCqe());
         p.put(PROPERTY_SOFTWARE, isSoftware());
+        p.put(PROPERTY_GRANTS, grantMechanism());
+        p.put(PROPERTY_MAX_MW, maxMw());
         return p;
     }
 

@@ -13,7 +13,8 @@ import java.nio.file.Path;
 /**
  * The software verbs device the build makes with gcc ({@code src/test/native}, system property
  * {@code objrdma.softverbs.library}), and its test-only controls: deferred completion (a worker thread
- * executes send requests after {@code post_send} returns, like a NIC) and its delay.
+ * executes send requests after {@code post_send} returns, like a NIC) and its delay, and whether the device
+ * has memory windows.
  */
 public final class SoftVerbs {
     private SoftVerbs() {
@@ -32,6 +33,7 @@ public final class SoftVerbs {
     private static volatile MethodHandle setDeferred;
     private static volatile MethodHandle setDelayUs;
     private static volatile MethodHandle pending;
+    private static volatile MethodHandle setMemoryWindows;
 
     private static synchronized void bind() {
         if (setDeferred != null) {
@@ -43,8 +45,23 @@ public final class SoftVerbs {
         setDelayUs = linker.downcallHandle(lookup.find("softverbs_set_delay_us").orElseThrow(),
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT));
         pending = linker.downcallHandle(lookup.find("softverbs_pending").orElseThrow(), FunctionDescriptor.of(JAVA_INT));
+        setMemoryWindows = linker.downcallHandle(lookup.find("softverbs_set_memory_windows").orElseThrow(),
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT));
         setDeferred = linker.downcallHandle(lookup.find("softverbs_set_deferred").orElseThrow(),
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+    }
+
+    /**
+     * Makes the device one with (true) or without (false) type-2B memory windows, as seen by devices opened and
+     * queried from now on; returns the old setting.
+     */
+    public static boolean setMemoryWindows(boolean on) {
+        bind();
+        try {
+            return (int) setMemoryWindows.invokeExact(on ? 1 : 0) != 0;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
     }
 
     /** Turns deferred completion on or off (off waits until the queue is empty); returns the old setting. */

@@ -28,7 +28,9 @@ enum EndCause {
     /** A region in use was closed and the peer did not finish its frame within the grace time. */
     REGION_CLOSED(WcStatus.WR_FLUSH_ERR, 9, "region closed under a stalled transfer"),
     /** The owner reset the channel: everything unfinished is flushed, the channel goes back to INIT. */
-    RESET(WcStatus.WR_FLUSH_ERR, 10, "channel reset");
+    RESET(WcStatus.WR_FLUSH_ERR, 10, "channel reset"),
+    /** The peer kept sending but stopped reading: our writer queue stayed full past the keepalive timeout. */
+    PEER_NOT_READING(WcStatus.RETRY_EXC_ERR, 11, "peer does not read what we send");
 
     private final WcStatus headStatus;
     private final int vendorCode;

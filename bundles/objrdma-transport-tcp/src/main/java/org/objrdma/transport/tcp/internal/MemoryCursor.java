@@ -9,14 +9,17 @@ import org.objrdma.api.transport.ScatterGatherEntry;
  */
 final class MemoryCursor {
     private final TcpRegion[] regions;
+    /** The grant a remote range was checked against, whose lease is taken with the region's; else null. */
+    private final TcpGrant grant;
     private final long[] offsets;
     private final long[] lengths;
     private int piece;
     private long intoPiece;
     private long remaining;
 
-    private MemoryCursor(TcpRegion[] regions, long[] offsets, long[] lengths) {
+    private MemoryCursor(TcpRegion[] regions, TcpGrant grant, long[] offsets, long[] lengths) {
         this.regions = regions;
+        this.grant = grant;
         this.offsets = offsets;
         this.lengths = lengths;
         long total = 0;
@@ -39,12 +42,29 @@ final class MemoryCursor {
             o[i] = e.offset();
             l[i] = e.length();
         }
-        return new MemoryCursor(r, o, l);
+        return new MemoryCursor(r, null, o, l);
     }
 
-    /** Over {@code length} bytes of {@code region} from {@code offset}, already bounds-checked. */
-    static MemoryCursor range(TcpRegion region, long offset, long length) {
-        return new MemoryCursor(new TcpRegion[] {region}, new long[] {offset}, new long[] {length});
+    /**
+     * Over {@code length} bytes of {@code region} from {@code offset}, already checked against {@code grant}
+     * (null for the deprecated whole-region path).
+     */
+    static MemoryCursor range(TcpRegion region, TcpGrant grant, long offset, long length) {
+        return new MemoryCursor(new TcpRegion[] {region}, grant, new long[] {offset}, new long[] {length});
+    }
+
+    /** Takes the lease for the current piece: the grant's (which covers its region) or the region's. */
+    boolean acquire() {
+        return grant != null ? grant.acquire() : regions[piece].acquire();
+    }
+
+    /** Returns the lease {@link #acquire()} took. */
+    void release() {
+        if (grant != null) {
+            grant.release();
+        } else {
+            regions[piece].release();
+        }
     }
 
     long remaining() {

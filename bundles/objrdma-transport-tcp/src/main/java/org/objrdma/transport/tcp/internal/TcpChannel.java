@@ -23,6 +23,7 @@ import org.objrdma.api.transport.ChannelOptions;
 import org.objrdma.api.transport.ChannelState;
 import org.objrdma.api.transport.Completion;
 import org.objrdma.api.transport.EndpointInfo;
+import org.objrdma.api.transport.MemoryGrant;
 import org.objrdma.api.transport.MemoryRegion;
 import org.objrdma.api.transport.Opcode;
 import org.objrdma.api.transport.ScatterGatherEntry;
@@ -43,6 +44,10 @@ import org.objrdma.api.transport.WorkRequest;
  * just checks that the endpoint names that peer; when both dial at once, the side whose
  * {@link PeerIdentity} sorts lower keeps its dial and the other waits for it, so there is always exactly one
  * connection.
+ *
+ * <p><b>Grants.</b> The channel's grant table ({@link #grant}) is the only place its connection resolves an
+ * odd rkey, so a grant is reachable through this channel alone; a reset or close revokes every grant, once the
+ * connection's threads have stopped.
  *
  * <p><b>Completions</b> are delivered in posting order, as a verbs send queue does: a request that finished
  * early waits for the older ones. Any failure puts the channel in ERROR before its completion is delivered;
@@ -92,6 +97,11 @@ final class TcpChannel implements Channel {
     private final ConcurrentLinkedQueue<Completion> completions = new ConcurrentLinkedQueue<>();
     private final CompletionSink pollQueue = completions::add;
 
+    /** This channel's grant table: the only place its connection resolves an odd rkey. */
+    private final Map<Integer, TcpGrant> grants = new ConcurrentHashMap<>();
+    /** Next grant number; rkeys of revoked grants do not come back until it wraps. Guarded by the lock. */
+    private int nextGrant;
+
     TcpChannel(TcpTransport transport, long id, byte[] key, ChannelOptions options) {
         this.transport = transport;
         this.id = id;
@@ -99,6 +109,7 @@ final class TcpChannel implements Channel {
         this.options = options;
         this.localEndpoint = new EndpointInfo.Tcp(transport.agentAddress(), id, key);
         this.self = new PeerIdentity(transport.agentAddress(), id);
+        this.nextGrant = transport.random().nextInt();
     }
 
     byte[] key() {
@@ -312,6 +323,96 @@ final class TcpChannel implements Channel {
         dialTarget = null;
         phase = Phase.CONNECTED;
         return c;
+    }
+
+    // ------------------------------------------------------------------ grants
+
+    /**
+     * Grants rkeys are odd and region rkeys even (see {@link TcpTransport#register}), so a grant can never be
+     * mistaken for a region of the deprecated whole-region path or the other way round.
+     */
+    @Override
+    public MemoryGrant grant(MemoryRegion region, long offset, long length, Set<Access> access)
+            throws TransportException {
+        if (region == null || access == null) {
+            throw new TransportException(TransportError.INVALID_ARGUMENT, "region and access are required");
+        }
+        if (!(region instanceof TcpRegion r) || r.transport() != transport) {
+            throw new TransportException(TransportError.INVALID_ARGUMENT, "region " + region
+                    + " is not registered with this TCP transport");
+        }
+        if (access.isEmpty() || access.contains(Access.LOCAL_WRITE)) {
+            throw new TransportException(TransportError.INVALID_ARGUMENT,
+                    "a grant allows REMOTE_READ and/or REMOTE_WRITE, nothing else; got " + access);
+        }
+        if (access.contains(Access.REMOTE_WRITE) && !r.allows(Access.LOCAL_WRITE)) {
+            throw new TransportException(TransportError.INVALID_ARGUMENT,
+                    "REMOTE_WRITE needs a region registered with LOCAL_WRITE, as a verbs memory window does");
+        }
+        if (length <= 0 || offset < 0 || offset > r.length() - length) {
+            throw new TransportException(TransportError.INVALID_ARGUMENT, "slice [" + offset + ", +" + length
+                    + ") is empty or outside the region's " + r.length() + " bytes");
+        }
+        TcpGrant g;
+        lock.lock();
+        try {
+            switch (phase) {
+                case CLOSED -> throw new TransportException(TransportError.CLOSED, "channel " + id + " is closed");
+                case ERROR -> throw new TransportException(TransportError.WRONG_STATE, "channel " + id
+                        + " is in ERROR: reset it first");
+                default -> {
+                    // INIT, DIALING, CONNECTED
+                }
+            }
+            if (!r.isOpen()) {
+                throw new TransportException(TransportError.CLOSED, "region " + r + " is closed");
+            }
+            int max = transport.settings().limits().maxGrantsPerChannel();
+            if (grants.size() >= max) {
+                throw new TransportException(TransportError.RESOURCE_EXHAUSTED, "channel " + id + " holds "
+                        + "max.grants.per.channel (" + max + ") grants");
+            }
+            int rkey;
+            do {
+                rkey = (nextGrant++ << 1) | 1;
+            } while (grants.containsKey(rkey));
+            g = new TcpGrant(this, r, offset, length, access, rkey);
+            grants.put(rkey, g);
+        } finally {
+            lock.unlock();
+        }
+        return g;
+    }
+
+    /** The live grant of this channel with {@code rkey}, or null. Reader thread. */
+    TcpGrant grantByRkey(int rkey) {
+        return grants.get(rkey);
+    }
+
+    /** Called by {@link TcpGrant#revoke()} once, as soon as the grant refuses new leases. */
+    void forgetGrant(TcpGrant grant) {
+        grants.remove(grant.rkey(), grant);
+    }
+
+    /** Grants in the table now; for tests. */
+    int grantCount() {
+        return grants.size();
+    }
+
+    /** Revokes every grant; called once the connection's threads are gone (reset, close). */
+    private void revokeAllGrants() {
+        for (TcpGrant g : List.copyOf(grants.values())) {
+            g.revoke();
+        }
+    }
+
+    /** Cuts the current connection, if any, saying why in the log. */
+    void abortConnection(EndCause cause, String why) {
+        TcpConnection c = connection;
+        if (c != null) {
+            TcpTransport.LOG.warn("channel {}: cutting the connection to {}: {}", id, c.peer(), why);
+            c.abort(cause);
+        }
     }
 
     // ------------------------------------------------------------------ posting
@@ -771,6 +872,7 @@ final class TcpChannel implements Channel {
                 lock.unlock();
             }
         }
+        revokeAllGrants(); // a reset channel may next be connected by another peer
         deliveries.forEach(Runnable::run);
         awaitCompletion(earlier);
         TcpTransport.LOG.debug("channel {} reset to INIT", id);
@@ -839,6 +941,7 @@ final class TcpChannel implements Channel {
                 connectionEnded(c, EndCause.LOCAL_CLOSE);
             }
         }
+        revokeAllGrants();
         deliveries.forEach(Runnable::run);
         transport.channelClosed(this);
     }

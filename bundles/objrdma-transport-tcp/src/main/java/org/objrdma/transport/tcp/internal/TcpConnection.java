@@ -11,6 +11,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.atomic.AtomicReference;
 import org.objrdma.api.telemetry.Counter;
 import org.objrdma.api.transport.Access;
@@ -52,7 +54,23 @@ final class TcpConnection {
     private record SendRequest(SendOp op) implements Outbound {
     }
 
-    private record ReadResponse(long seq, TcpRegion region, long offset, long length) implements Outbound {
+    private record ReadResponse(long seq, TcpRegion region, TcpGrant grant, long offset, long length)
+            implements Outbound {
+        boolean acquire() {
+            return grant != null ? grant.acquire() : region.acquire();
+        }
+
+        void release() {
+            if (grant != null) {
+                grant.release();
+            } else {
+                region.release();
+            }
+        }
+    }
+
+    /** Where a checked remote access lands: a region, through one of this channel's grants or (deprecated) not. */
+    private record RemoteTarget(TcpRegion region, TcpGrant grant) {
     }
 
     private static final Ping PING = new Ping();
@@ -75,6 +93,13 @@ final class TcpConnection {
     private final AtomicBoolean pingQueued = new AtomicBoolean();
     /** Peer READs queued for the writer; bounded by max.queue.depth. */
     private final AtomicInteger queuedReads = new AtomicInteger();
+    /** Frames and wire bytes the reader queued for the peer (acknowledgements, READ responses) not yet sent. */
+    private final AtomicInteger owedFrames = new AtomicInteger();
+    private final AtomicLong owedBytes = new AtomicLong();
+    private volatile int owedFramesHighWater;
+    /** The reader is parked waiting for the writer queue to drain. */
+    private volatile boolean readerBackPressured;
+    private volatile Runnable endHook;
 
     private volatile long lastReceived = System.nanoTime();
     private volatile long lastSent = System.nanoTime();
@@ -188,8 +213,17 @@ final class TcpConnection {
         }
     }
 
+    /** Runs once both threads have stopped (the agent's count of inbound sockets); set before {@link #start()}. */
+    void onEnded(Runnable hook) {
+        this.endHook = hook;
+    }
+
     private void threadEnded() {
         if (runningThreads.decrementAndGet() == 0) {
+            Runnable hook = endHook;
+            if (hook != null) {
+                hook.run();
+            }
             EndCause cause = endCause.get();
             channel.connectionEnded(this, cause == null ? EndCause.LOCAL_CLOSE : cause);
             transport.connectionEnded(this);
@@ -336,7 +370,7 @@ final class TcpConnection {
         };
         switch (op) {
             case WRITE, WRITE_WITH_IMM -> {
-                TcpRegion target = checkRemote(remoteAddress, rkey, length, Access.REMOTE_WRITE);
+                RemoteTarget target = checkRemote(remoteAddress, rkey, length, Access.REMOTE_WRITE);
                 if (target == null && length > 0) {
                     refuse(seq, WcStatus.REM_ACCESS_ERR);
                     return;
@@ -349,8 +383,8 @@ final class TcpConnection {
                         return;
                     }
                 }
-                MemoryCursor cursor = length == 0 ? null
-                        : MemoryCursor.range(target, remoteAddress - target.address(), length);
+                MemoryCursor cursor = length == 0 ? null : MemoryCursor.range(target.region(), target.grant(),
+                        remoteAddress - target.region().address(), length);
                 beginInbound(seq, op, length, cursor, true, recv, hasImmediate, immediate);
             }
             case SEND, SEND_WITH_IMM -> {
@@ -369,7 +403,7 @@ final class TcpConnection {
                 beginInbound(seq, op, length, cursor, false, recv, hasImmediate, immediate);
             }
             case READ -> {
-                TcpRegion source = checkRemote(remoteAddress, rkey, length, Access.REMOTE_READ);
+                RemoteTarget source = checkRemote(remoteAddress, rkey, length, Access.REMOTE_READ);
                 if (source == null && length > 0) {
                     refuse(seq, WcStatus.REM_ACCESS_ERR);
                     return;
@@ -381,9 +415,10 @@ final class TcpConnection {
                 }
                 if (length == 0) {
                     queuedReads.decrementAndGet();
-                    outbox.add(new Ack(seq, WcStatus.SUCCESS, false));
+                    owePeer(new Ack(seq, WcStatus.SUCCESS, false), Wire.HEADER_BYTES);
                 } else {
-                    outbox.add(new ReadResponse(seq, source, remoteAddress - source.address(), length));
+                    owePeer(new ReadResponse(seq, source.region(), source.grant(),
+                            remoteAddress - source.region().address(), length), Wire.HEADER_BYTES + length);
                 }
             }
             default -> throw new ProtocolViolation("request " + seq + " with opcode " + op);
@@ -391,23 +426,35 @@ final class TcpConnection {
     }
 
     /**
-     * The registered region {@code rkey} names if it is open, allows {@code access} and holds
-     * {@code [address, address + length)}; else null. A zero-length request touches no memory and, as in
-     * verbs, is not checked.
+     * Where {@code [address, address + length)} with {@code rkey} may be accessed with {@code access}, or null.
+     * An odd rkey names a grant and is looked up in this channel's grant table only, so another channel's
+     * grant is as unknown here as a made-up key; an even one names a region registered with remote access
+     * (the deprecated whole-region path). A zero-length request touches no memory and, as in verbs, is not
+     * checked.
      */
-    private TcpRegion checkRemote(long address, int rkey, long length, Access access) {
+    private RemoteTarget checkRemote(long address, int rkey, long length, Access access) {
         if (length == 0) {
             return null;
         }
-        TcpRegion r = transport.regionByRkey(rkey);
-        if (r == null || !r.isOpen() || !r.allows(access) || !r.contains(address, length)) {
-            transport.telemetry().increment(Counter.TRANSPORT_REMOTE_ACCESS_DENIED);
-            TcpTransport.LOG.debug("channel {}: refused {} of {} bytes at 0x{} rkey {} from {}: {}", channel.id(),
-                    access, length, Long.toHexString(address), Integer.toUnsignedString(rkey, 16), peer,
-                    r == null || !r.isOpen() ? "no such region" : !r.allows(access) ? "access" : "bounds");
-            return null;
+        String refusal;
+        if ((rkey & 1) != 0) {
+            TcpGrant g = channel.grantByRkey(rkey);
+            if (g != null && g.permits(address, length, access)) {
+                return new RemoteTarget(g.tcpRegion(), g);
+            }
+            refusal = g == null ? "no such grant on this channel" : !g.isValid() ? "grant revoked"
+                    : !g.access().contains(access) ? "access" : "outside the grant's slice";
+        } else {
+            TcpRegion r = transport.regionByRkey(rkey);
+            if (r != null && r.isOpen() && r.allows(access) && r.contains(address, length)) {
+                return new RemoteTarget(r, null);
+            }
+            refusal = r == null || !r.isOpen() ? "no such region" : !r.allows(access) ? "access" : "bounds";
         }
-        return r;
+        transport.telemetry().increment(Counter.TRANSPORT_REMOTE_ACCESS_DENIED);
+        TcpTransport.LOG.debug("channel {}: refused {} of {} bytes at 0x{} rkey {} from {}: {}", channel.id(),
+                access, length, Long.toHexString(address), Integer.toUnsignedString(rkey, 16), peer, refusal);
+        return null;
     }
 
     private RecvOp takeRecv() throws InterruptedException {
@@ -421,7 +468,7 @@ final class TcpConnection {
     }
 
     private void beginInbound(long seq, Opcode op, long length, MemoryCursor target, boolean remoteRegion,
-                              RecvOp recv, boolean hasImmediate, int immediate) {
+                              RecvOp recv, boolean hasImmediate, int immediate) throws ClosedChannelException {
         inboundSeq = seq;
         inboundOp = op;
         inboundLength = length;
@@ -460,7 +507,7 @@ final class TcpConnection {
         }
     }
 
-    private void finishInbound() {
+    private void finishInbound() throws ClosedChannelException {
         inboundActive = false;
         if (inboundRecv != null) {
             WcOpcode opcode = inboundOp == Opcode.WRITE_WITH_IMM ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV;
@@ -469,7 +516,7 @@ final class TcpConnection {
             inboundRecv = null;
         }
         // acknowledged only now: the requester reports success only for bytes that are in place
-        outbox.add(new Ack(inboundSeq, WcStatus.SUCCESS, false));
+        owePeer(new Ack(inboundSeq, WcStatus.SUCCESS, false), Wire.HEADER_BYTES);
     }
 
     /**
@@ -481,7 +528,7 @@ final class TcpConnection {
         while (n > 0) {
             TcpRegion region = cursor.region();
             long k = Math.min(n, Math.min(cursor.pieceRemaining(), TcpSettings.MAX_FRAME));
-            if (!region.acquire()) {
+            if (!cursor.acquire()) {
                 skip(n);
                 return false;
             }
@@ -493,7 +540,7 @@ final class TcpConnection {
                 throw new IOException("memory of " + region + " is no longer accessible", e);
             } finally {
                 readerRegion = null;
-                region.release();
+                cursor.release();
             }
             cursor.advance(k);
             n -= k;
@@ -502,12 +549,85 @@ final class TcpConnection {
     }
 
     /** Refuses a peer request: negative acknowledgement, channel in ERROR, drop everything until the peer hangs up. */
-    private void refuse(long seq, WcStatus status) {
+    private void refuse(long seq, WcStatus status) throws ClosedChannelException {
         endCause.compareAndSet(null, EndCause.REFUSED_PEER);
         refusingSince = System.nanoTime();
         refusing = true;
         channel.markRefusing(this);
-        outbox.add(new Ack(seq, status, true));
+        owePeer(new Ack(seq, status, true), Wire.HEADER_BYTES);
+    }
+
+    /**
+     * Queues a frame the reader owes the peer, after waiting for room in the writer queue
+     * ({@code writer.queue.frames}, {@code writer.queue.bytes}; one frame is always admitted into an empty
+     * queue). While it waits the reader reads nothing more, so a peer that floods requests meets TCP's own
+     * back-pressure. If the writer then makes no progress for {@code keepalive.timeout.ms} — the peer sends but
+     * never reads — the connection is cut and the peer named in the log.
+     */
+    private void owePeer(Outbound item, long bytes) throws ClosedChannelException {
+        PeerLimits limits = transport.settings().limits();
+        if (!hasRoom(limits, bytes)) {
+            long waitStart = System.nanoTime();
+            long stall = transport.settings().keepaliveTimeout().toNanos();
+            readerWaitingLocally = true; // our writer's backlog, not the peer's silence
+            try {
+                while (!hasRoom(limits, bytes)) {
+                    long now = System.nanoTime();
+                    if (now - Math.max(waitStart, lastSent) > stall) {
+                        TcpTransport.LOG.warn("channel {}: peer {} (connected from {}) does not read what it asked "
+                                        + "for: {} frames / {} bytes queued for it, no progress for {} ms; cutting the "
+                                        + "connection", channel.id(), peer, socketPeer(), owedFrames.get(),
+                                owedBytes.get(), TimeUnit.NANOSECONDS.toMillis(stall));
+                        abort(EndCause.PEER_NOT_READING);
+                        throw new ClosedChannelException();
+                    }
+                    if (endCause.get() != null) {
+                        throw new ClosedChannelException();
+                    }
+                    readerBackPressured = true;
+                    LockSupport.parkNanos(this, TimeUnit.MILLISECONDS.toNanos(1));
+                    readerBackPressured = false;
+                }
+            } finally {
+                readerWaitingLocally = false;
+                lastReceived = System.nanoTime();
+            }
+        }
+        int frames = owedFrames.incrementAndGet();
+        owedBytes.addAndGet(bytes);
+        if (frames > owedFramesHighWater) {
+            owedFramesHighWater = frames;
+            transport.noteOwedFrames(frames);
+        }
+        outbox.add(item);
+    }
+
+    /** The socket's remote address: where the bytes really come from, whatever the peer claimed. */
+    private Object socketPeer() {
+        try {
+            return socket.getRemoteAddress();
+        } catch (IOException | RuntimeException e) {
+            return "?";
+        }
+    }
+
+    private boolean hasRoom(PeerLimits limits, long bytes) {
+        int frames = owedFrames.get();
+        return frames == 0 || (frames < limits.writerQueueFrames() && owedBytes.get() + bytes <= limits.writerQueueBytes());
+    }
+
+    /** Writer: a frame the reader queued has gone out (or was dropped). */
+    private void settle(long bytes) {
+        owedFrames.decrementAndGet();
+        owedBytes.addAndGet(-bytes);
+        if (readerBackPressured) {
+            LockSupport.unpark(reader);
+        }
+    }
+
+    /** Most frames queued for the peer at once so far; for tests. */
+    int owedFramesHighWater() {
+        return owedFramesHighWater;
     }
 
     // ------------------------------------------------------------------ requester side of the reader
@@ -622,15 +742,20 @@ final class TcpConnection {
                 writeFully(outHeader);
             }
             case Ack a -> {
-                Wire.header(outHeader, Wire.ACK, 0, a.status().code(), 0, a.seq(), 0, 0, 0, 0);
-                writeFully(outHeader);
-                if (a.refusal()) {
-                    // nothing else goes out after a refusal; the peer hangs up when it reads it
-                    socket.shutdownOutput();
-                    throw new WriterDone();
-                }
+                settle(Wire.HEADER_BYTES);
+                writeAck(a);
             }
             default -> throw new IllegalStateException("not a control item: " + item);
+        }
+    }
+
+    private void writeAck(Ack a) throws IOException, WriterDone {
+        Wire.header(outHeader, Wire.ACK, 0, a.status().code(), 0, a.seq(), 0, 0, 0, 0);
+        writeFully(outHeader);
+        if (a.refusal()) {
+            // nothing else goes out after a refusal; the peer hangs up when it reads it
+            socket.shutdownOutput();
+            throw new WriterDone();
         }
     }
 
@@ -690,14 +815,14 @@ final class TcpConnection {
             long left = r.length();
             while (left > 0) {
                 long k = Math.min(frameSize, left);
-                if (!r.region().acquire()) {
+                if (!r.acquire()) {
                     // closed while we serve it: the requester gets REM_ACCESS_ERR, never the partial bytes as success
                     transport.telemetry().increment(Counter.TRANSPORT_REMOTE_ACCESS_DENIED);
                     endCause.compareAndSet(null, EndCause.REFUSED_PEER);
                     refusingSince = System.nanoTime();
                     refusing = true;
                     channel.markRefusing(this);
-                    sendControl(new Ack(r.seq(), WcStatus.REM_ACCESS_ERR, true));
+                    writeAck(new Ack(r.seq(), WcStatus.REM_ACCESS_ERR, true));
                     return; // not reached: a refusal ends the writer
                 }
                 writerRegion = r.region();
@@ -709,7 +834,7 @@ final class TcpConnection {
                 } finally {
                     gather[1] = null;
                     writerRegion = null;
-                    r.region().release();
+                    r.release();
                 }
                 offset += k;
                 left -= k;
@@ -719,6 +844,7 @@ final class TcpConnection {
             writeFully(outHeader);
         } finally {
             queuedReads.decrementAndGet();
+            settle(Wire.HEADER_BYTES + r.length());
         }
     }
 

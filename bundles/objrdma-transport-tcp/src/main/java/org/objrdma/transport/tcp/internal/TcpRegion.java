@@ -4,8 +4,6 @@ import java.lang.foreign.MemorySegment;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.objrdma.api.transport.Access;
 import org.objrdma.api.transport.MemoryRegion;
 
@@ -20,9 +18,6 @@ import org.objrdma.api.transport.MemoryRegion;
  * owner may free the memory as soon as close returns.
  */
 final class TcpRegion implements MemoryRegion {
-    /** Sign bit of {@link #leases}: the region is closed; the low bits count leases out. */
-    private static final int CLOSED = Integer.MIN_VALUE;
-
     private final TcpTransport transport;
     private final MemorySegment segment;
     private final long address;
@@ -30,7 +25,7 @@ final class TcpRegion implements MemoryRegion {
     private final int lkey;
     private final int rkey;
     private final Set<Access> access;
-    private final AtomicInteger leases = new AtomicInteger();
+    private final LeaseGate leases = new LeaseGate();
 
     TcpRegion(TcpTransport transport, MemorySegment segment, Set<Access> access, int lkey, int rkey) {
         this.transport = transport;
@@ -62,24 +57,12 @@ final class TcpRegion implements MemoryRegion {
 
     /** Takes a lease; false once the region is closed. */
     boolean acquire() {
-        while (true) {
-            int s = leases.get();
-            if (s < 0) {
-                return false;
-            }
-            if (leases.compareAndSet(s, s + 1)) {
-                return true;
-            }
-        }
+        return leases.acquire();
     }
 
     /** Returns a lease taken by {@link #acquire()}. */
     void release() {
-        leases.decrementAndGet();
-    }
-
-    int leasesOut() {
-        return leases.get() & ~CLOSED;
+        leases.release();
     }
 
     @Override
@@ -119,47 +102,25 @@ final class TcpRegion implements MemoryRegion {
 
     @Override
     public boolean isOpen() {
-        return leases.get() >= 0;
+        return !leases.isShut();
     }
 
     @Override
     public void close() {
-        while (true) {
-            int s = leases.get();
-            if (s < 0) {
-                return; // closed before: harmless
-            }
-            if (leases.compareAndSet(s, s | CLOSED)) {
-                break;
-            }
+        if (!leases.shut()) {
+            return; // closed before: harmless
         }
         // no new remote access can find it from here on
         transport.forgetRegion(this);
-        if (!awaitLeases(transport.settings().regionCloseGrace().toNanos())) {
+        if (!leases.awaitReturned(transport.settings().regionCloseGrace().toNanos())) {
             // a peer stalls in the middle of a frame on this memory: cut its connection so the blocked read
             // or write returns, then the lease comes back
             transport.abortConnectionsTouching(this);
-            if (!awaitLeases(transport.settings().shutdownTimeout().toNanos())) {
+            if (!leases.awaitReturned(transport.settings().shutdownTimeout().toNanos())) {
                 TcpTransport.LOG.error("region rkey {} still has {} leases out after close; its memory must not "
-                        + "be freed", Integer.toUnsignedString(rkey, 16), leasesOut());
+                        + "be freed", Integer.toUnsignedString(rkey, 16), leases.leasesOut());
             }
         }
-    }
-
-    private boolean awaitLeases(long nanos) {
-        long deadline = System.nanoTime() + nanos;
-        while (leasesOut() > 0) {
-            if (System.nanoTime() - deadline > 0) {
-                return false;
-            }
-            try {
-                TimeUnit.MICROSECONDS.sleep(200);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return leasesOut() == 0;
-            }
-        }
-        return true;
     }
 
     @Override

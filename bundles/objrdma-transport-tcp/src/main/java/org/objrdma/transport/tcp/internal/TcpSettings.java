@@ -30,12 +30,14 @@ import java.util.Map;
  * @param maxQueueDepth      largest queue depth, and the per-connection backlog of peer READs
  * @param keyLength          bytes of a channel access key
  * @param serviceRanking     service.ranking of the service
+ * @param limits             bounds on what a peer can make the transport hold
  */
 public record TcpSettings(InetAddress bindAddress, int port, InetAddress advertisedAddress,
                           int sendBuffer, int receiveBuffer, boolean noDelay, int frameSize,
                           Duration keepaliveInterval, Duration keepaliveTimeout, Duration rnrWait,
                           Duration handshakeTimeout, Duration regionCloseGrace, Duration shutdownTimeout,
-                          int maxChannels, int maxRegions, int maxQueueDepth, int keyLength, int serviceRanking) {
+                          int maxChannels, int maxRegions, int maxQueueDepth, int keyLength, int serviceRanking,
+                          PeerLimits limits) {
 
     /** Smallest frame and smallest explicit socket buffer. */
     static final int MIN_FRAME = 4096;
@@ -70,6 +72,25 @@ public record TcpSettings(InetAddress bindAddress, int port, InetAddress adverti
         require(maxRegions >= 1, "max.regions", maxRegions, "must be at least 1");
         require(maxQueueDepth >= 1, "max.queue.depth", maxQueueDepth, "must be at least 1");
         require(keyLength >= 16 && keyLength <= 64, "key.length", keyLength, "must be 16..64");
+        require(limits != null, "limits", limits, "must be given");
+    }
+
+    /** Settings with {@link PeerLimits#DEFAULTS}: the shape of 1.0, kept for callers that name every value. */
+    public TcpSettings(InetAddress bindAddress, int port, InetAddress advertisedAddress, int sendBuffer,
+                       int receiveBuffer, boolean noDelay, int frameSize, Duration keepaliveInterval,
+                       Duration keepaliveTimeout, Duration rnrWait, Duration handshakeTimeout,
+                       Duration regionCloseGrace, Duration shutdownTimeout, int maxChannels, int maxRegions,
+                       int maxQueueDepth, int keyLength, int serviceRanking) {
+        this(bindAddress, port, advertisedAddress, sendBuffer, receiveBuffer, noDelay, frameSize, keepaliveInterval,
+                keepaliveTimeout, rnrWait, handshakeTimeout, regionCloseGrace, shutdownTimeout, maxChannels,
+                maxRegions, maxQueueDepth, keyLength, serviceRanking, PeerLimits.DEFAULTS);
+    }
+
+    /** The same settings with other peer limits. */
+    public TcpSettings withLimits(PeerLimits other) {
+        return new TcpSettings(bindAddress, port, advertisedAddress, sendBuffer, receiveBuffer, noDelay, frameSize,
+                keepaliveInterval, keepaliveTimeout, rnrWait, handshakeTimeout, regionCloseGrace, shutdownTimeout,
+                maxChannels, maxRegions, maxQueueDepth, keyLength, serviceRanking, other);
     }
 
     /** Defaults, listening on an ephemeral loopback port: what tests and the benchmark start from. */
@@ -81,21 +102,21 @@ public record TcpSettings(InetAddress bindAddress, int port, InetAddress adverti
     public TcpSettings withAddress(InetAddress address) {
         return new TcpSettings(address, port, address, sendBuffer, receiveBuffer, noDelay, frameSize,
                 keepaliveInterval, keepaliveTimeout, rnrWait, handshakeTimeout, regionCloseGrace, shutdownTimeout,
-                maxChannels, maxRegions, maxQueueDepth, keyLength, serviceRanking);
+                maxChannels, maxRegions, maxQueueDepth, keyLength, serviceRanking, limits);
     }
 
     /** The same settings with other keepalive and receiver-not-ready times. */
     public TcpSettings withTimes(Duration interval, Duration timeout, Duration rnr) {
         return new TcpSettings(bindAddress, port, advertisedAddress, sendBuffer, receiveBuffer, noDelay, frameSize,
                 interval, timeout, rnr, handshakeTimeout, regionCloseGrace, shutdownTimeout,
-                maxChannels, maxRegions, maxQueueDepth, keyLength, serviceRanking);
+                maxChannels, maxRegions, maxQueueDepth, keyLength, serviceRanking, limits);
     }
 
     /** The same settings with another frame size. */
     public TcpSettings withFrameSize(int bytes) {
         return new TcpSettings(bindAddress, port, advertisedAddress, sendBuffer, receiveBuffer, noDelay, bytes,
                 keepaliveInterval, keepaliveTimeout, rnrWait, handshakeTimeout, regionCloseGrace, shutdownTimeout,
-                maxChannels, maxRegions, maxQueueDepth, keyLength, serviceRanking);
+                maxChannels, maxRegions, maxQueueDepth, keyLength, serviceRanking, limits);
     }
 
     /**
@@ -131,7 +152,10 @@ public record TcpSettings(InetAddress bindAddress, int port, InetAddress adverti
                 millis("region.close.grace.ms", config.region_close_grace_ms()),
                 millis("shutdown.timeout.ms", config.shutdown_timeout_ms()),
                 config.max_channels(), config.max_regions(), config.max_queue_depth(), config.key_length(),
-                rawRanking == null ? config.service_ranking() : (Integer) rawRanking);
+                rawRanking == null ? config.service_ranking() : (Integer) rawRanking,
+                new PeerLimits(config.max_grants_per_channel(), config.writer_queue_frames(),
+                        config.writer_queue_bytes(), config.max_pending_handshakes(),
+                        config.max_pending_handshakes_per_address(), config.max_connections()));
     }
 
     /** The socket address peers dial for an agent listening on {@code port}. */

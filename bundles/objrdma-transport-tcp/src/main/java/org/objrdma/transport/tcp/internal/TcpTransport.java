@@ -37,10 +37,11 @@ import org.slf4j.LoggerFactory;
  * The TCP transport itself, free of OSGi so tests and benchmarks drive the real thing directly;
  * {@link TcpTransportComponent} publishes one as a service.
  *
- * <p><b>Keys.</b> rkeys are random non-zero 32-bit values from {@link SecureRandom}, never two alike while
- * registered. 32 bits is the verbs width and is a second check only: the real access control is the
- * per-channel access key (random, {@code key.length} bytes) a peer must prove in the handshake before any
- * frame is read from it.
+ * <p><b>Keys.</b> Region rkeys are random, even, non-zero 32-bit values from {@link SecureRandom}, never two
+ * alike while registered; grant rkeys are odd and live in their channel's table ({@link TcpChannel#grant}).
+ * 32 bits is the verbs width and is a second check only: the access control is the per-channel access key
+ * (random, {@code key.length} bytes) both ends prove in the handshake before any frame is read, and the
+ * channel's grant table, the only place its connection looks up a grant.
  *
  * <p><b>Ownership and shutdown.</b> The transport owns its agent socket, timer, channels' connections and
  * threads. {@link #close()} runs in one visible order, once: refuse new work; close every channel (its work
@@ -72,6 +73,7 @@ public final class TcpTransport implements StandaloneTcpTransport {
     private final MemoryAgent agent;
     private volatile boolean open;
     private volatile String unavailableBecause;
+    private volatile int owedFramesHighWater;
 
     private TcpTransport(TcpSettings settings, Supplier<Telemetry> telemetry) throws IOException {
         this.settings = settings;
@@ -194,7 +196,7 @@ public final class TcpTransport implements StandaloneTcpTransport {
             }
             int rkey;
             do {
-                rkey = random.nextInt();
+                rkey = random.nextInt() & ~1; // even: odd rkeys name grants (TcpChannel#grant)
             } while (rkey == 0 || regionsByRkey.containsKey(rkey));
             int lkey = random.nextInt() | 1;
             region = new TcpRegion(this, segment, EnumSet.copyOf(access), lkey, rkey);
@@ -290,6 +292,17 @@ public final class TcpTransport implements StandaloneTcpTransport {
 
     void connectionEnded(TcpConnection c) {
         connections.remove(c);
+    }
+
+    /** Most frames any connection of this transport queued for its peer at once; for tests. */
+    int owedFramesHighWater() {
+        return owedFramesHighWater;
+    }
+
+    void noteOwedFrames(int frames) {
+        if (frames > owedFramesHighWater) {
+            owedFramesHighWater = frames; // racy max: a test hook, off the data path except on a new high
+        }
     }
 
     void authenticationRefused(Object from, long channelId) {

@@ -85,6 +85,36 @@ public @interface TcpTransportConfig {
             + "key (16 .. 64).", min = "16", max = "64")
     int key_length() default 32;
 
+    @AttributeDefinition(name = "Max grants per channel", description = "Most memory grants one channel may "
+            + "hold at once; Channel.grant beyond that fails with RESOURCE_EXHAUSTED.", min = "1")
+    int max_grants_per_channel() default 4096;
+
+    @AttributeDefinition(name = "Writer queue frames", description = "Most frames (acknowledgements, READ "
+            + "responses) a connection queues for its peer. When full, the connection stops reading from the "
+            + "peer (back-pressure); if the peer still reads nothing for keepalive.timeout.ms, the connection "
+            + "is cut and the peer named in the log.", min = "16")
+    int writer_queue_frames() default 8192;
+
+    @AttributeDefinition(name = "Writer queue bytes", description = "Most wire bytes (headers and READ "
+            + "payloads) a connection owes its peer before it stops reading from it; same rule as the frames. "
+            + "One request is always admitted, however large.", min = "4096")
+    long writer_queue_bytes() default 64L * 1024 * 1024;
+
+    @AttributeDefinition(name = "Max pending handshakes", description = "Most inbound sockets that have not "
+            + "authenticated yet; a socket accepted beyond that is closed at once (a TCP transport dialing in backs off "
+            + "and tries again until its connect timeout).", min = "1")
+    int max_pending_handshakes() default 256;
+
+    @AttributeDefinition(name = "Max pending handshakes per address", description = "The same from one "
+            + "source address, so a flood from one host never takes every slot (1 .. max.pending.handshakes).",
+            min = "1")
+    int max_pending_handshakes_per_address() default 32;
+
+    @AttributeDefinition(name = "Max connections", description = "Most inbound sockets held at once, "
+            + "authenticated or not (at least max.pending.handshakes). Outbound dials are not counted, so the "
+            + "transport can always dial its peers.", min = "1")
+    int max_connections() default 1024;
+
     @AttributeDefinition(name = "Service ranking", description = "service.ranking of the Transport service; "
             + "the verbs transport uses 100, so TCP is chosen only where no NIC is. Must be an Integer (a "
             + "Karaf .cfg file gives strings: use a typed .config file, service.ranking=I\"5\").")

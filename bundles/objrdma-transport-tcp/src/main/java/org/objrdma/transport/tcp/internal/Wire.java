@@ -9,15 +9,22 @@ import javax.crypto.spec.SecretKeySpec;
 /**
  * The wire format of the TCP transport, big-endian throughout.
  *
- * <p><b>Handshake</b> (dialer = the side whose {@code connect} opens the socket, agent = the listening side):
+ * <p><b>Handshake</b> (dialer = the side whose {@code connect} opens the socket, agent = the listening side),
+ * mutual: both sides prove the target channel's access key.
  * <pre>
- * agent  → dialer  CHALLENGE  magic:4 version:2 nonce:32
- * dialer → agent   HELLO      magic:4 version:2 targetChannel:8 mac:32 family:1 address:4|16 port:2 dialerChannel:8
- * agent  → dialer  REPLY      magic:4 code:1
+ * agent  → dialer  CHALLENGE  magic:4 version:2 agentNonce:32
+ * dialer → agent   HELLO      magic:4 version:2 targetChannel:8 dialerNonce:32 dialerMac:32
+ *                             family:1 address:4|16 port:2 dialerChannel:8
+ * agent  → dialer  REPLY      magic:4 code:1 [agentMac:32 when code is OK]
  * </pre>
- * {@code mac} is HMAC-SHA256 over {@code "objrdma-tcp/1" || nonce || targetChannel} with the target
- * channel's access key, so the key itself never crosses the wire and a recorded HELLO cannot be replayed.
- * The agent answers before it reads anything else and touches no memory on a refusal.
+ * Both MACs are HMAC-SHA256 with the target channel's key over the whole transcript: {@code "objrdma-tcp/2"},
+ * the prover's role, both nonces, and both ends with their roles (the agent's advertised address, port and
+ * the target channel; the dialer's advertised address, port and channel) — see {@link #proof}. So the key
+ * never crosses the wire; a recorded handshake cannot be replayed (fresh nonces); a relay that forwards a real
+ * agent's challenge to a dialer that dialed the relay fails, because the dialer's MAC names the relay's
+ * address as the agent; and one side's proof is never the other's (the role is in the MAC), so nothing can be
+ * reflected. The agent verifies the dialer first and only then proves itself; the dialer starts its
+ * connection (and so serves no request of the agent's side) only after the agent's MAC checked out.
  *
  * <p><b>Frames</b> after the handshake: a 40-byte header, then for the data types {@code length} payload bytes.
  * <pre>
@@ -42,12 +49,12 @@ final class Wire {
     static final int FLAG_IMMEDIATE = 1;
 
     static final int MAGIC = 0x4F525443; // "ORTC"
-    static final short VERSION = 1;
+    static final short VERSION = 2;
     static final int NONCE_BYTES = 32;
     static final int MAC_BYTES = 32;
     static final int CHALLENGE_BYTES = 4 + 2 + NONCE_BYTES;
     /** HELLO up to and including the address family byte. */
-    static final int HELLO_FIXED_BYTES = 4 + 2 + 8 + MAC_BYTES + 1;
+    static final int HELLO_FIXED_BYTES = 4 + 2 + 8 + NONCE_BYTES + MAC_BYTES + 1;
     static final int REPLY_BYTES = 5;
 
     static final byte REPLY_OK = 0;
@@ -58,7 +65,11 @@ final class Wire {
     static final byte REPLY_BUSY = 3;
     static final byte REPLY_BAD_HELLO = 4;
 
-    private static final byte[] MAC_CONTEXT = "objrdma-tcp/1".getBytes(StandardCharsets.US_ASCII);
+    /** Role bytes of the transcript. */
+    static final byte ROLE_DIALER = 1;
+    static final byte ROLE_AGENT = 2;
+
+    private static final byte[] MAC_CONTEXT = "objrdma-tcp/2".getBytes(StandardCharsets.US_ASCII);
 
     private Wire() {
     }
@@ -108,17 +119,31 @@ final class Wire {
         return h.getInt(36);
     }
 
-    /** The HELLO authenticator for {@code nonce} and {@code targetChannel} under {@code key}. */
-    static byte[] mac(byte[] key, byte[] nonce, long targetChannel) {
+    /**
+     * What {@code prover} ({@link #ROLE_DIALER} or {@link #ROLE_AGENT}) sends to prove {@code key}: the MAC of the
+     * whole transcript, both nonces and both ends with their roles.
+     */
+    static byte[] proof(byte[] key, byte prover, byte[] agentNonce, byte[] dialerNonce, PeerIdentity agent,
+                        PeerIdentity dialer) {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(key, "HmacSHA256"));
             mac.update(MAC_CONTEXT);
-            mac.update(nonce);
-            mac.update(ByteBuffer.allocate(8).putLong(0, targetChannel).array());
+            mac.update(prover);
+            mac.update(agentNonce);
+            mac.update(dialerNonce);
+            mac.update(end(ROLE_AGENT, agent));
+            mac.update(end(ROLE_DIALER, dialer));
             return mac.doFinal();
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 is required of every JDK", e);
         }
+    }
+
+    /** role:1 family:1 address:4|16 port:2 channel:8 */
+    private static byte[] end(byte role, PeerIdentity who) {
+        byte[] addr = who.address().getAddress() == null ? new byte[0] : who.address().getAddress().getAddress();
+        return ByteBuffer.allocate(1 + 1 + addr.length + 2 + 8).put(role).put((byte) addr.length).put(addr)
+                .putShort((short) who.address().getPort()).putLong(who.channelId()).array();
     }
 }

@@ -25,16 +25,28 @@ final class RawPeer implements AutoCloseable {
         challenge.flip().position(6);
         byte[] nonce = new byte[Wire.NONCE_BYTES];
         challenge.get(nonce);
-        byte[] addr = claimed.address().getAddress().getAddress();
-        ByteBuffer hello = ByteBuffer.allocate(Wire.HELLO_FIXED_BYTES + addr.length + 10);
-        hello.putInt(Wire.MAGIC).putShort(Wire.VERSION).putLong(target.channelId())
-                .put(Wire.mac(key, nonce, target.channelId())).put((byte) (addr.length == 4 ? 4 : 6)).put(addr)
-                .putShort((short) claimed.address().getPort()).putLong(claimed.channelId()).flip();
-        MemoryAgent.writeFully(sc, hello);
+        byte[] dialerNonce = new byte[Wire.NONCE_BYTES];
+        dialerNonce[0] = 7;
+        PeerIdentity agent = new PeerIdentity(target.address(), target.channelId());
+        MemoryAgent.writeFully(sc, hello(target.channelId(), dialerNonce,
+                Wire.proof(key, Wire.ROLE_DIALER, nonce, dialerNonce, agent, claimed), claimed));
         ByteBuffer reply = ByteBuffer.allocate(Wire.REPLY_BYTES);
         MemoryAgent.readFully(sc, reply);
         replyCode[0] = reply.get(4);
+        if (replyCode[0] == Wire.REPLY_OK) {
+            MemoryAgent.readFully(sc, ByteBuffer.allocate(Wire.MAC_BYTES)); // the agent's proof
+        }
         return new RawPeer(sc);
+    }
+
+    /** A HELLO frame with the given parts, as a dialer sends it. */
+    static ByteBuffer hello(long targetChannel, byte[] dialerNonce, byte[] mac, PeerIdentity dialer) {
+        byte[] addr = dialer.address().getAddress().getAddress();
+        ByteBuffer hello = ByteBuffer.allocate(Wire.HELLO_FIXED_BYTES + addr.length + 10);
+        hello.putInt(Wire.MAGIC).putShort(Wire.VERSION).putLong(targetChannel).put(dialerNonce).put(mac)
+                .put((byte) (addr.length == 4 ? 4 : 6)).put(addr)
+                .putShort((short) dialer.address().getPort()).putLong(dialer.channelId()).flip();
+        return hello;
     }
 
     static PeerIdentity someone() {

@@ -62,10 +62,17 @@ class TcpSettingsTest {
         "max.queue.depth, 0, max.queue.depth",
         "key.length, 15, key.length",
         "key.length, 65, key.length",
+        "max.grants.per.channel, 0, max.grants.per.channel",
+        "writer.queue.frames, 15, writer.queue.frames",
+        "max.pending.handshakes, 0, max.pending.handshakes",
+        "max.pending.handshakes.per.address, 0, max.pending.handshakes.per.address",
+        "max.pending.handshakes.per.address, 257, max.pending.handshakes.per.address",
+        "max.connections, 255, max.connections",
     })
     void badNumbersAreRefusedByName(String property, String value, String named) {
         Map<String, Object> o = new HashMap<>();
-        Object typed = property.endsWith(".ms") ? (Object) Long.parseLong(value) : (Object) Integer.parseInt(value);
+        Object typed = property.endsWith(".ms") || property.equals("writer.queue.bytes")
+                ? (Object) Long.parseLong(value) : (Object) Integer.parseInt(value);
         o.put(property, typed);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> settings(o));
         assertTrue(e.getMessage().contains(named), e.getMessage());
@@ -87,6 +94,25 @@ class TcpSettingsTest {
         TcpSettings wildcard = settings(Map.of("bind.address", "::", "advertised.address", "192.0.2.7"));
         assertTrue(wildcard.bindAddress().isAnyLocalAddress());
         assertFalse(wildcard.advertisedAddress().isAnyLocalAddress());
+    }
+
+    @Test
+    void peerLimitsHaveDocumentedDefaultsAndAreChecked() {
+        PeerLimits l = TcpSettings.loopbackDefaults().limits();
+        assertEquals(PeerLimits.DEFAULTS, l);
+        assertEquals(4096, l.maxGrantsPerChannel());
+        assertEquals(8192, l.writerQueueFrames());
+        assertEquals(64L << 20, l.writerQueueBytes());
+        assertEquals(256, l.maxPendingHandshakes());
+        assertEquals(32, l.maxPendingHandshakesPerSource());
+        assertEquals(1024, l.maxConnections());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> settings(Map.of("writer.queue.bytes", 100L)));
+        assertTrue(e.getMessage().contains("writer.queue.bytes"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class,
+                () -> TcpSettings.fromProperties(Map.of("max.connections", "lots")));
+        assertTrue(e.getMessage().contains("max.connections"), e.getMessage());
+        assertEquals(7, TcpSettings.fromProperties(Map.of("max.grants.per.channel", "7")).limits().maxGrantsPerChannel());
     }
 
     @Test

@@ -28,17 +28,30 @@ public final class DataPath {
     public static final long REQ_NOTIFY_CQ_OFFSET = IbvLayouts.offset(IbvLayouts.IBV_CONTEXT, "ops.req_notify_cq");
     public static final long POST_SEND_OFFSET = IbvLayouts.offset(IbvLayouts.IBV_CONTEXT, "ops.post_send");
     public static final long POST_RECV_OFFSET = IbvLayouts.offset(IbvLayouts.IBV_CONTEXT, "ops.post_recv");
+    /** The memory-window verbs, also inline through ops; a driver without windows may leave them NULL. */
+    public static final long ALLOC_MW_OFFSET = IbvLayouts.offset(IbvLayouts.IBV_CONTEXT, "ops.alloc_mw");
+    public static final long DEALLOC_MW_OFFSET = IbvLayouts.offset(IbvLayouts.IBV_CONTEXT, "ops.dealloc_mw");
+    private static final long MW_RKEY = IbvLayouts.offset(IbvLayouts.IBV_MW, "rkey");
+
+    private static final FunctionDescriptor ALLOC_MW = FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT);
+    private static final FunctionDescriptor DEALLOC_MW = FunctionDescriptor.of(JAVA_INT, ADDRESS);
 
     private final MethodHandle postSend;
     private final MethodHandle postRecv;
     private final MethodHandle pollCq;
     private final MethodHandle reqNotifyCq;
+    /** Null when the driver has no memory windows. */
+    private final MethodHandle allocMw;
+    private final MethodHandle deallocMw;
 
-    private DataPath(MethodHandle postSend, MethodHandle postRecv, MethodHandle pollCq, MethodHandle reqNotifyCq) {
+    private DataPath(MethodHandle postSend, MethodHandle postRecv, MethodHandle pollCq, MethodHandle reqNotifyCq,
+                     MethodHandle allocMw, MethodHandle deallocMw) {
         this.postSend = postSend;
         this.postRecv = postRecv;
         this.pollCq = pollCq;
         this.reqNotifyCq = reqNotifyCq;
+        this.allocMw = allocMw;
+        this.deallocMw = deallocMw;
     }
 
     /**
@@ -48,8 +61,52 @@ public final class DataPath {
      */
     static DataPath of(MemorySegment ctx) {
         MemorySegment c = ctx.reinterpret(IbvLayouts.IBV_CONTEXT.byteSize());
+        MethodHandle alloc = bindOptional(c, ALLOC_MW_OFFSET, ALLOC_MW);
+        MethodHandle dealloc = bindOptional(c, DEALLOC_MW_OFFSET, DEALLOC_MW);
+        boolean windows = alloc != null && dealloc != null;
         return new DataPath(bind(c, POST_SEND_OFFSET, "post_send", POST), bind(c, POST_RECV_OFFSET, "post_recv", POST),
-                bind(c, POLL_CQ_OFFSET, "poll_cq", POLL), bind(c, REQ_NOTIFY_CQ_OFFSET, "req_notify_cq", NOTIFY));
+                bind(c, POLL_CQ_OFFSET, "poll_cq", POLL), bind(c, REQ_NOTIFY_CQ_OFFSET, "req_notify_cq", NOTIFY),
+                windows ? alloc : null, windows ? dealloc : null);
+    }
+
+    private static MethodHandle bindOptional(MemorySegment ctx, long offset, FunctionDescriptor fd) {
+        MemorySegment fn = ctx.get(ADDRESS, offset);
+        return fn.equals(MemorySegment.NULL) ? null : LINKER.downcallHandle(fn, fd);
+    }
+
+    /** True if the driver fills {@code ops.alloc_mw} and {@code ops.dealloc_mw}. */
+    public boolean hasMemoryWindows() {
+        return allocMw != null;
+    }
+
+    /**
+     * {@code ibv_alloc_mw(pd, type)}: the window ({@code struct ibv_mw}, sized), or {@link MemorySegment#NULL}
+     * when the driver refuses (or has no windows at all).
+     */
+    public MemorySegment allocMw(MemorySegment pd, int type) {
+        if (allocMw == null) {
+            return MemorySegment.NULL;
+        }
+        try {
+            MemorySegment mw = (MemorySegment) allocMw.invokeExact(pd, type);
+            return mw.equals(MemorySegment.NULL) ? mw : mw.reinterpret(IbvLayouts.IBV_MW.byteSize());
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** {@code ibv_dealloc_mw(mw)}: 0 or an errno. Invalidates a bound window. */
+    public int deallocMw(MemorySegment mw) {
+        try {
+            return (int) deallocMw.invokeExact(mw);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** The window's current rkey as the driver keeps it in {@code ibv_mw.rkey}. */
+    public static int mwRkey(MemorySegment mw) {
+        return mw.get(JAVA_INT, MW_RKEY);
     }
 
     private static MethodHandle bind(MemorySegment ctx, long offset, String name, FunctionDescriptor fd) {

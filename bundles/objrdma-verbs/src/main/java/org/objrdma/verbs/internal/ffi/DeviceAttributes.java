@@ -8,7 +8,8 @@ import java.lang.foreign.MemorySegment;
 /** The parts of {@code struct ibv_device_attr} objrdma uses. */
 public record DeviceAttributes(String firmwareVersion, long nodeGuid, long maxMrSize, int vendorId, int vendorPartId,
                                int maxQp, int maxQpWr, int maxSge, int maxCq, int maxCqe, int maxMr, int maxPd,
-                               int maxQpRdAtom, int maxQpInitRdAtom, int physPortCount) {
+                               int maxQpRdAtom, int maxQpInitRdAtom, int physPortCount, int deviceCapFlags,
+                               int maxMw) {
 
     private static long off(String field) {
         return IbvLayouts.offset(IbvLayouts.IBV_DEVICE_ATTR, field);
@@ -29,6 +30,16 @@ public record DeviceAttributes(String firmwareVersion, long nodeGuid, long maxMr
     private static final long MAX_QP_RD_ATOM = off("max_qp_rd_atom");
     private static final long MAX_QP_INIT_RD_ATOM = off("max_qp_init_rd_atom");
     private static final long PHYS_PORT_CNT = off("phys_port_cnt");
+    private static final long DEVICE_CAP_FLAGS = off("device_cap_flags");
+    private static final long MAX_MW = off("max_mw");
+
+    /**
+     * True if the device binds type-2 memory windows with the 2B semantics (bound to one QP, invalidated
+     * before they are bound again): what grants are made of.
+     */
+    public boolean memoryWindowsType2B() {
+        return (deviceCapFlags & IbvConstants.IBV_DEVICE_MEM_WINDOW_TYPE_2B) != 0 && maxMw > 0;
+    }
 
     static DeviceAttributes read(MemorySegment a) {
         byte[] fw = a.asSlice(FW_VER, 64).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
@@ -42,6 +53,6 @@ public record DeviceAttributes(String firmwareVersion, long nodeGuid, long maxMr
                 a.get(JAVA_INT, MAX_QP_WR), a.get(JAVA_INT, MAX_SGE), a.get(JAVA_INT, MAX_CQ),
                 a.get(JAVA_INT, MAX_CQE), a.get(JAVA_INT, MAX_MR), a.get(JAVA_INT, MAX_PD),
                 a.get(JAVA_INT, MAX_QP_RD_ATOM), a.get(JAVA_INT, MAX_QP_INIT_RD_ATOM),
-                VerbsLibrary.u8(a, PHYS_PORT_CNT));
+                VerbsLibrary.u8(a, PHYS_PORT_CNT), a.get(JAVA_INT, DEVICE_CAP_FLAGS), a.get(JAVA_INT, MAX_MW));
     }
 }

@@ -27,6 +27,13 @@ public final class IbvConstants {
     public static final int IBV_WR_SEND = 2;
     public static final int IBV_WR_SEND_WITH_IMM = 3;
     public static final int IBV_WR_RDMA_READ = 4;
+    public static final int IBV_WR_LOCAL_INV = 7;
+    public static final int IBV_WR_BIND_MW = 8;
+
+    // enum ibv_mw_type, and the device capability bits that say which windows a device has
+    public static final int IBV_MW_TYPE_2 = 2;
+    public static final int IBV_DEVICE_MEM_WINDOW = 1 << 17;
+    public static final int IBV_DEVICE_MEM_WINDOW_TYPE_2B = 1 << 24;
 
     // enum ibv_send_flags
     public static final int IBV_SEND_FENCE = 1;
@@ -39,6 +46,7 @@ public final class IbvConstants {
     public static final int IBV_ACCESS_REMOTE_WRITE = 2;
     public static final int IBV_ACCESS_REMOTE_READ = 4;
     public static final int IBV_ACCESS_REMOTE_ATOMIC = 8;
+    public static final int IBV_ACCESS_MW_BIND = 16;
 
     // enum ibv_qp_attr_mask
     public static final int IBV_QP_STATE = 0x1;
@@ -73,6 +81,7 @@ public final class IbvConstants {
     // enum ibv_wc_status (the two the bindings name; the transport maps all through WcStatus)
     public static final int IBV_WC_SUCCESS = 0;
     public static final int IBV_WC_WR_FLUSH_ERR = 5;
+    public static final int IBV_WC_MW_BIND_ERR = 6;
 
     // enum ibv_mtu
     public static final int IBV_MTU_256 = 1;

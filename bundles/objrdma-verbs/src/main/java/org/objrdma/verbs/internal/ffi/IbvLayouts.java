@@ -219,6 +219,25 @@ public final class IbvLayouts {
             JAVA_INT.withName("length"),
             JAVA_INT.withName("lkey")).withName("ibv_sge");
 
+    private static StructLayout mwBindInfo() {
+        return structLayout(
+                PTR.withName("mr"),
+                JAVA_LONG.withName("addr"),
+                JAVA_LONG.withName("length"),
+                JAVA_INT.withName("mw_access_flags"),
+                pad(4));
+    }
+
+    public static final StructLayout IBV_MW_BIND_INFO = mwBindInfo().withName("ibv_mw_bind_info");
+
+    public static final StructLayout IBV_MW = structLayout(
+            PTR.withName("context"),
+            PTR.withName("pd"),
+            JAVA_INT.withName("rkey"),
+            JAVA_INT.withName("handle"),
+            JAVA_INT.withName("type"),
+            pad(4)).withName("ibv_mw");
+
     public static final StructLayout IBV_SEND_WR = structLayout(
             JAVA_LONG.withName("wr_id"),
             PTR.withName("next"),
@@ -237,7 +256,7 @@ public final class IbvLayouts {
             pad(4),
             unionLayout(
                     structLayout(PTR.withName("mw"), JAVA_INT.withName("rkey"), pad(4),
-                            chars(32).withName("bind_info")).withName("bind_mw"),
+                            mwBindInfo().withName("bind_info")).withName("bind_mw"),
                     structLayout(PTR.withName("hdr"), JAVA_SHORT.withName("hdr_sz"), JAVA_SHORT.withName("mss"), pad(4))
                             .withName("tso")).withName("anon_bind_tso")).withName("ibv_send_wr");
 
@@ -356,7 +375,6 @@ public final class IbvLayouts {
             chars(40).withName("mutex"),
             PTR.withName("abi_compat")).withName("ibv_context");
 
-    /** Every layout above, in header order. */
     /** {@code struct ibv_async_event}: what {@code ibv_get_async_event} fills in. */
     public static final StructLayout IBV_ASYNC_EVENT = structLayout(
             unionLayout(PTR.withName("cq"), PTR.withName("qp"), PTR.withName("srq"), PTR.withName("wq"),
@@ -364,10 +382,11 @@ public final class IbvLayouts {
             JAVA_INT.withName("event_type"),
             pad(4)).withName("ibv_async_event");
 
+    /** Every layout above, in header order. */
     public static final List<GroupLayout> ALL = List.of(IBV_DEVICE, IBV_DEVICE_ATTR, IBV_PORT_ATTR, IBV_GID,
             IBV_QP_CAP, IBV_QP_INIT_ATTR, IBV_GLOBAL_ROUTE, IBV_AH_ATTR, IBV_QP_ATTR, IBV_SGE, IBV_SEND_WR,
-            IBV_RECV_WR, IBV_WC, IBV_MR, IBV_PD, IBV_COMP_CHANNEL, IBV_CQ, IBV_QP, IBV_CONTEXT_OPS, IBV_CONTEXT,
-            IBV_ASYNC_EVENT);
+            IBV_RECV_WR, IBV_WC, IBV_MR, IBV_MW, IBV_MW_BIND_INFO, IBV_PD, IBV_COMP_CHANNEL, IBV_CQ, IBV_QP,
+            IBV_CONTEXT_OPS, IBV_CONTEXT, IBV_ASYNC_EVENT);
 
     /** Offset of {@code path} (dot-separated C member names, anonymous unions skipped) in {@code layout}. */
     public static long offset(GroupLayout layout, String path) {

@@ -22,6 +22,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.objrdma.api.telemetry.Counter;
 import org.objrdma.api.telemetry.Telemetry;
+import org.objrdma.api.transport.Access;
 import org.objrdma.api.transport.BatchResult;
 import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.ChannelOptions;
@@ -29,6 +30,8 @@ import org.objrdma.api.transport.ChannelState;
 import org.objrdma.api.transport.Completion;
 import org.objrdma.api.transport.EndpointInfo;
 import org.objrdma.api.transport.Gid;
+import org.objrdma.api.transport.MemoryGrant;
+import org.objrdma.api.transport.MemoryRegion;
 import org.objrdma.api.transport.Mtu;
 import org.objrdma.api.transport.Opcode;
 import org.objrdma.api.transport.ScatterGatherEntry;
@@ -92,6 +95,14 @@ final class VerbsChannel implements Channel {
     private static final long WR_IMM_DATA = IbvLayouts.offset(IbvLayouts.IBV_SEND_WR, "imm_data");
     private static final long WR_REMOTE_ADDR = IbvLayouts.offset(IbvLayouts.IBV_SEND_WR, "wr.rdma.remote_addr");
     private static final long WR_RKEY = IbvLayouts.offset(IbvLayouts.IBV_SEND_WR, "wr.rdma.rkey");
+    private static final long WR_INVALIDATE_RKEY = IbvLayouts.offset(IbvLayouts.IBV_SEND_WR, "invalidate_rkey");
+    private static final long WR_BIND_MW = IbvLayouts.offset(IbvLayouts.IBV_SEND_WR, "bind_mw.mw");
+    private static final long WR_BIND_RKEY = IbvLayouts.offset(IbvLayouts.IBV_SEND_WR, "bind_mw.rkey");
+    private static final long WR_BIND_MR = IbvLayouts.offset(IbvLayouts.IBV_SEND_WR, "bind_mw.bind_info.mr");
+    private static final long WR_BIND_ADDR = IbvLayouts.offset(IbvLayouts.IBV_SEND_WR, "bind_mw.bind_info.addr");
+    private static final long WR_BIND_LENGTH = IbvLayouts.offset(IbvLayouts.IBV_SEND_WR, "bind_mw.bind_info.length");
+    private static final long WR_BIND_ACCESS =
+            IbvLayouts.offset(IbvLayouts.IBV_SEND_WR, "bind_mw.bind_info.mw_access_flags");
 
     private static final long RECV_WR_SIZE = IbvLayouts.IBV_RECV_WR.byteSize();
     private static final long RWR_ID = IbvLayouts.offset(IbvLayouts.IBV_RECV_WR, "wr_id");
@@ -154,6 +165,7 @@ final class VerbsChannel implements Channel {
     /** Counts resets; guarded by postLock. */
     private long epoch;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final ChannelGrants grants;
 
     /**
      * Takes ownership of {@code arena}, {@code cq} and {@code qp} (a queue pair already in INIT).
@@ -184,6 +196,22 @@ final class VerbsChannel implements Channel {
         this.wcs = arena.allocate(WC_SIZE * WC_BATCH, 8);
         this.sendRing = new SlotRing(sendDepth);
         this.recvRing = new SlotRing(recvDepth);
+        this.grants = new ChannelGrants(this, transport);
+    }
+
+    /** See {@link ChannelGrants}: a memory window bound to this queue pair, or a slice registration. */
+    @Override
+    public MemoryGrant grant(MemoryRegion region, long offset, long length, Set<Access> access)
+            throws TransportException {
+        if (closed.get() || qpClosed.get()) {
+            throw new TransportException(TransportError.CLOSED, "channel " + id + " is closed");
+        }
+        return grants.grant(region, offset, length, access);
+    }
+
+    /** Grants alive now; for tests. */
+    int grantCount() {
+        return grants.liveCount();
     }
 
     /**
@@ -200,6 +228,8 @@ final class VerbsChannel implements Channel {
         final long[] length;
         final PendingBatch[] batch;
         final int[] batchIndex;
+        /** A memory-window request the channel posted for a grant: its completion goes here, not to the user. */
+        final CompletableFuture<WcStatus>[] window;
         volatile long head;
         volatile long tail;
 
@@ -211,6 +241,9 @@ final class VerbsChannel implements Channel {
             length = new long[capacity];
             batch = new PendingBatch[capacity];
             batchIndex = new int[capacity];
+            @SuppressWarnings("unchecked")
+            CompletableFuture<WcStatus>[] w = new CompletableFuture[capacity];
+            window = w;
         }
 
         int index(long seq) {
@@ -237,6 +270,7 @@ final class VerbsChannel implements Channel {
         void clear(int slot) {
             batch[slot] = null;
             opcode[slot] = null;
+            window[slot] = null;
         }
     }
 
@@ -508,6 +542,115 @@ final class VerbsChannel implements Channel {
         return new TransportException(error, verb + " on channel " + id + " refused the request: " + Errno.describe(rc));
     }
 
+    // ---- memory-window work for grants ---------------------------------------------------------------
+
+    /**
+     * A memory-window work request the channel posts for {@link ChannelGrants}: a bind of {@code mw} with the
+     * new {@code rkey} over {@code [address, address + length)} of {@code mr}, or a local invalidate of
+     * {@code rkey} ({@code mw} null).
+     */
+    record WindowWork(MemorySegment mw, int rkey, MemorySegment mr, long address, long length, int access) {
+        static WindowWork bind(MemorySegment mw, int rkey, MemorySegment mr, long address, long length, int access) {
+            return new WindowWork(mw, rkey, mr, address, length, access);
+        }
+
+        static WindowWork invalidate(int rkey) {
+            return new WindowWork(null, rkey, null, 0, 0, 0);
+        }
+    }
+
+    /**
+     * Posts {@code work} signaled on this queue pair and waits up to {@code timeoutNanos} for its completion,
+     * reading the completion queue itself if no one else is (the caller's own completions met on the way wait
+     * in {@link #ready}, in order). Returns the status, WR_FLUSH_ERR at once if the channel is in ERROR, or null
+     * if nothing completed in time.
+     *
+     * @throws TransportException CLOSED, WRONG_STATE (not connected: a bind needs RTS), RESOURCE_EXHAUSTED
+     *         (send queue full), or the post's refusal
+     */
+    WcStatus postWindowWork(WindowWork work, long timeoutNanos) throws TransportException {
+        CompletableFuture<WcStatus> done = new CompletableFuture<>();
+        postLock.lock();
+        try {
+            ChannelState s = state;
+            if (s == ChannelState.CLOSED || qpClosed.get()) {
+                throw new TransportException(TransportError.CLOSED, "channel " + id + " is closed");
+            }
+            if (s == ChannelState.ERROR) {
+                return WcStatus.WR_FLUSH_ERR;
+            }
+            if (s != ChannelState.CONNECTED) {
+                throw new TransportException(TransportError.WRONG_STATE, "channel " + id + " is " + s
+                        + ": verbs binds a memory window through the connected queue pair; grant after connect");
+            }
+            SlotRing ring = sendRing;
+            if (ring.free() < 1) {
+                throw queueFull("send", ring);
+            }
+            long seq = ring.head;
+            int slot = ring.index(seq);
+            ring.clear(slot);
+            ring.window[slot] = done;
+            fillWindowWork(seq, work);
+            ring.head = seq + 1;
+            int rc = dataPath.postSend(qp, sendWrs, badSendWr);
+            if (rc != 0) {
+                ring.head = seq;
+                ring.clear(slot);
+                throw postRefused("ibv_post_send", rc);
+            }
+        } finally {
+            postLock.unlock();
+        }
+        long deadline = System.nanoTime() + timeoutNanos;
+        int spins = 0;
+        while (!done.isDone()) {
+            if (cqLock.tryLock()) {
+                try {
+                    if (!cqDestroyed) {
+                        route(dataPath.pollCq(cq, WC_BATCH, wcs), null, 0);
+                    }
+                } finally {
+                    cqLock.unlock();
+                }
+            }
+            if (done.isDone()) {
+                break;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                return null;
+            }
+            if (++spins > 1000) {
+                LockSupport.parkNanos(20_000);
+            } else {
+                Thread.onSpinWait();
+            }
+        }
+        return done.join();
+    }
+
+    private void fillWindowWork(long seq, WindowWork work) {
+        MemorySegment w = sendWrs;
+        w.set(JAVA_LONG, WR_ID, seq);
+        w.set(JAVA_LONG, WR_NEXT, 0);
+        w.set(JAVA_LONG, WR_SG_LIST, 0);
+        w.set(JAVA_INT, WR_NUM_SGE, 0);
+        w.set(JAVA_INT, WR_SEND_FLAGS, IbvConstants.IBV_SEND_SIGNALED);
+        if (work.mw() == null) {
+            w.set(JAVA_INT, WR_OPCODE, IbvConstants.IBV_WR_LOCAL_INV);
+            w.set(JAVA_INT, WR_INVALIDATE_RKEY, work.rkey());
+        } else {
+            w.set(JAVA_INT, WR_OPCODE, IbvConstants.IBV_WR_BIND_MW);
+            w.set(JAVA_INT, WR_IMM_DATA, 0);
+            w.set(JAVA_LONG, WR_BIND_MW, work.mw().address());
+            w.set(JAVA_INT, WR_BIND_RKEY, work.rkey());
+            w.set(JAVA_LONG, WR_BIND_MR, work.mr().address());
+            w.set(JAVA_LONG, WR_BIND_ADDR, work.address());
+            w.set(JAVA_LONG, WR_BIND_LENGTH, work.length());
+            w.set(JAVA_INT, WR_BIND_ACCESS, work.access());
+        }
+    }
+
     // ---- submit -------------------------------------------------------------------------------------------
 
     @Override
@@ -744,6 +887,16 @@ final class VerbsChannel implements Channel {
             }
             int slot = ring.index(seq);
             WcStatus wcStatus = WcStatus.fromCode(status);
+            CompletableFuture<WcStatus> windowWork = ring.window[slot];
+            if (windowWork != null) {
+                ring.clear(slot);
+                ring.tail = seq + 1;
+                if (!wcStatus.isSuccess()) {
+                    markError();
+                }
+                windowWork.complete(wcStatus);
+                continue;
+            }
             Completion c;
             if (isRecv) {
                 if (wcStatus.isSuccess()) {
@@ -860,6 +1013,9 @@ final class VerbsChannel implements Channel {
 
     /** The state changes of a reset; returns the batches posted before it (empty in INIT, where nothing happens). */
     private List<PendingBatch> resetQueuePair() throws TransportException {
+        if (state != ChannelState.INIT && !closed.get() && !qpClosed.get()) {
+            grants.revokeAll(false); // the next connection may be to another peer
+        }
         long startedIn;
         List<PendingBatch> outstanding;
         postLock.lock();
@@ -986,6 +1142,7 @@ final class VerbsChannel implements Channel {
      * batch, destroy the queue pair. Idempotent.
      */
     void closeQueuePair() {
+        grants.revokeAll(true); // before anything else: windows need no work request to die, and free the MRs
         if (!qpClosed.compareAndSet(false, true)) {
             return;
         }
@@ -1020,6 +1177,12 @@ final class VerbsChannel implements Channel {
         Telemetry telemetry = transport.telemetry();
         for (long s = ring.tail; s < ring.head; s++) {
             int slot = ring.index(s);
+            CompletableFuture<WcStatus> windowWork = ring.window[slot];
+            if (windowWork != null) {
+                ring.clear(slot);
+                windowWork.complete(WcStatus.WR_FLUSH_ERR);
+                continue;
+            }
             if (ring.opcode[slot] == null) {
                 continue;
             }

@@ -3,7 +3,9 @@ package org.objrdma.verbs.internal.transport;
 import java.lang.foreign.MemorySegment;
 import java.util.Collections;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.objrdma.api.transport.Access;
 import org.objrdma.api.transport.MemoryRegion;
@@ -16,6 +18,8 @@ final class VerbsMemoryRegion implements MemoryRegion {
     private final RegisteredMemory registered;
     private final Set<Access> access;
     private final AtomicBoolean open = new AtomicBoolean(true);
+    /** Grants on this region: revoked before it is deregistered (a bound window keeps an MR busy). */
+    private final Set<VerbsGrant> grants = ConcurrentHashMap.newKeySet();
 
     VerbsMemoryRegion(VerbsTransport transport, MemorySegment segment, RegisteredMemory registered, Set<Access> access) {
         this.transport = transport;
@@ -68,12 +72,25 @@ final class VerbsMemoryRegion implements MemoryRegion {
         return transport;
     }
 
-    /** Deregisters (unless the transport's close already did). Idempotent; never throws. */
+    /** Revokes its grants, then deregisters (unless the transport's close already did). Idempotent; never throws. */
     @Override
     public void close() {
         if (open.compareAndSet(true, false)) {
+            while (!grants.isEmpty()) {
+                for (VerbsGrant g : List.copyOf(grants)) {
+                    g.revoke();
+                }
+            }
             transport.deregister(this, registered.mr());
         }
+    }
+
+    void grantMade(VerbsGrant g) {
+        grants.add(g);
+    }
+
+    void grantEnded(VerbsGrant g) {
+        grants.remove(g);
     }
 
     /** The transport deregistered it while closing. */

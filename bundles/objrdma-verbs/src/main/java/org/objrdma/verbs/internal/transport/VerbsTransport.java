@@ -69,6 +69,7 @@ public final class VerbsTransport implements Transport, AutoCloseable {
     private final MemorySegment context;
     private final MemorySegment pd;
     private final DataPath dataPath;
+    private final boolean grantsByWindows;
     private final QpModifier modifier;
     private final CompletionPoller poller;
     private final Supplier<Telemetry> telemetry;
@@ -91,6 +92,7 @@ public final class VerbsTransport implements Transport, AutoCloseable {
         this.pd = pd;
         this.device = device;
         this.dataPath = library.dataPath(context);
+        this.grantsByWindows = device.device().memoryWindowsType2B() && dataPath.hasMemoryWindows();
         this.modifier = new QpModifier(library);
         this.telemetry = telemetry;
         this.poller = new CompletionPoller("objrdma-verbs-poller-" + device.name(), () -> channels,
@@ -189,6 +191,18 @@ public final class VerbsTransport implements Transport, AutoCloseable {
         return dataPath;
     }
 
+    MemorySegment protectionDomain() {
+        return pd;
+    }
+
+    /**
+     * True if grants are type-2 memory windows: the device says {@code IBV_DEVICE_MEM_WINDOW_TYPE_2B} and its
+     * driver fills the window verbs of the ops table. Otherwise each grant registers its slice.
+     */
+    boolean grantsByMemoryWindows() {
+        return grantsByWindows;
+    }
+
     QpModifier modifier() {
         return modifier;
     }
@@ -237,7 +251,9 @@ public final class VerbsTransport implements Transport, AutoCloseable {
             }
             VerbsLibrary.RegisteredMemory mr;
             try {
-                mr = library.regMr(pd, segment, Access.toVerbsFlags(access));
+                // MW_BIND lets the channels bind grants (memory windows) to it; it opens nothing by itself
+                mr = library.regMr(pd, segment, Access.toVerbsFlags(access)
+                        | (grantsByWindows ? IbvConstants.IBV_ACCESS_MW_BIND : 0));
             } catch (VerbsException e) {
                 throw refused(e);
             }
