@@ -249,6 +249,16 @@ public abstract class ObjectStoreContractTest {
             assertEquals(checksum(ChecksumAlgorithm.CRC64NVME, data), r.checksums().get(ChecksumAlgorithm.CRC64NVME));
         }
         assertArrayEquals(data, get("bucket", "seg"));
+        byte[] large = randomBytes(3, 9 * MIB + 1);
+        try (Arena shared = Arena.ofShared()) {
+            // a segment other threads may read (as staging buffers are), large enough for a store to split the work
+            MemorySegment seg = shared.allocate(large.length, 4096);
+            seg.copyFrom(MemorySegment.ofArray(large));
+            PutResult r = store.put("bucket", "shared", seg, PutOptions.DEFAULT.withChecksums(Set.of(ChecksumAlgorithm.SHA256)));
+            assertEquals(md5Hex(large), r.etag());
+            assertEquals(checksum(ChecksumAlgorithm.SHA256, large), r.checksums().get(ChecksumAlgorithm.SHA256));
+        }
+        assertArrayEquals(large, get("bucket", "shared"));
         PutResult unknown = store.put("bucket", "unknown", new StoreFixtures.TrickleStream(data), -1, PutOptions.DEFAULT);
         assertEquals(data.length, unknown.size());
         assertArrayEquals(data, get("bucket", "unknown"));
