@@ -296,8 +296,12 @@ final class FsBackend implements Backend {
         }
     }
 
+    /** Releases the root; idempotent. */
     @Override
     public void close() throws IOException {
+        if (!lockChannel.isOpen()) {
+            return;
+        }
         try {
             lock.release();
         } finally {

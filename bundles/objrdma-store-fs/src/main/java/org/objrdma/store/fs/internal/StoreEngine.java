@@ -52,6 +52,7 @@ public final class StoreEngine implements EmbeddedStore {
     private final Map<String, BucketState> buckets = new ConcurrentHashMap<>();
     private final Object bucketLifecycle = new Object();
     private final MultipartUploads multipart;
+    private volatile boolean closed;
 
     StoreEngine(String name, Backend backend, Credentials credentials, Clock clock, long maxObjectSize,
             long minPartSize) throws IOException {
@@ -107,8 +108,10 @@ public final class StoreEngine implements EmbeddedStore {
         return name;
     }
 
+    /** Closes the backend (the file store releases its root); idempotent; later calls fail. */
     @Override
     public void close() {
+        closed = true;
         try {
             backend.close();
         } catch (IOException e) {
@@ -142,6 +145,9 @@ public final class StoreEngine implements EmbeddedStore {
     public BucketInfo createBucket(String owner, String bucket) throws StoreException {
         StoreLimits.validateBucketName(bucket);
         synchronized (bucketLifecycle) {
+            if (closed) {
+                throw new StoreException(StoreError.INTERNAL_ERROR, "the store " + name + " is closed");
+            }
             BucketState existing = buckets.get(bucket);
             if (existing != null) {
                 throw existing.info.owner().equals(owner)
@@ -191,6 +197,9 @@ public final class StoreEngine implements EmbeddedStore {
     }
 
     BucketState bucket(String bucket) throws StoreException {
+        if (closed) {
+            throw new StoreException(StoreError.INTERNAL_ERROR, "the store " + name + " is closed");
+        }
         BucketState state = bucket == null ? null : buckets.get(bucket);
         if (state == null) {
             throw new StoreException(StoreError.NO_SUCH_BUCKET, "the bucket " + bucket + " does not exist");
