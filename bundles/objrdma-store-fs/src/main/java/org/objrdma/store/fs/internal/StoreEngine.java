@@ -24,7 +24,6 @@ import org.objrdma.api.store.ListUploadsRequest;
 import org.objrdma.api.store.ObjectAttributes;
 import org.objrdma.api.store.ObjectContent;
 import org.objrdma.api.store.ObjectInfo;
-import org.objrdma.api.store.ObjectStore;
 import org.objrdma.api.store.ObjectSummary;
 import org.objrdma.api.store.PartInfo;
 import org.objrdma.api.store.PartsPage;
