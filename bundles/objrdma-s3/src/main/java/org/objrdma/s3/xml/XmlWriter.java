@@ -49,6 +49,12 @@ public final class XmlWriter {
         return this;
     }
 
+    /** Text inside the innermost open element. */
+    public XmlWriter text(String text) {
+        escape(text);
+        return this;
+    }
+
     private void escape(String s) {
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
