@@ -100,13 +100,15 @@ public interface ObjectStore {
     PutResult put(String bucket, String key, MemorySegment source, PutOptions options) throws StoreException;
 
     /**
-     * Stores the bytes of {@code body} as the whole object. With a known {@code length} exactly that many
-     * bytes are read (fewer: INCOMPLETE_BODY; the stream is not read past it); with {@code length == -1}
-     * the body is read to its end. The verifier runs after the end, before the commit. The caller owns
-     * and closes {@code body}.
+     * Stores the bytes of {@code body} as the whole object. The body is always read to its end of stream
+     * (-1), so a decoding stream (aws-chunked) has parsed its trailer before the verifier runs. With a known
+     * {@code length} the body must hold exactly that many bytes (fewer: INCOMPLETE_BODY, more:
+     * INVALID_ARGUMENT); with {@code length == -1} any length up to the store's maximum is accepted. The
+     * verifier runs after the end, before the commit. The caller owns and closes {@code body}.
      *
      * @throws StoreException NO_SUCH_BUCKET, KEY_TOO_LONG, METADATA_TOO_LARGE, ENTITY_TOO_LARGE,
-     *                        INCOMPLETE_BODY, a veto from the verifier, INTERNAL_ERROR
+     *                        INCOMPLETE_BODY, INVALID_ARGUMENT (body longer than {@code length}), a veto
+     *                        from the verifier, INTERNAL_ERROR
      * @throws java.io.IOException from {@code body}, unchanged; nothing is committed
      */
     PutResult put(String bucket, String key, InputStream body, long length, PutOptions options)
