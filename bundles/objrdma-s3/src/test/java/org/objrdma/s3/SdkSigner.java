@@ -12,7 +12,7 @@ import software.amazon.awssdk.http.ContentStreamProvider;
 import software.amazon.awssdk.http.SdkHttpMethod;
 import software.amazon.awssdk.http.SdkHttpRequest;
 import software.amazon.awssdk.http.auth.aws.signer.AwsV4HttpSigner;
-import software.amazon.awssdk.http.auth.aws.signer.AwsV4QueryHttpSigner;
+import software.amazon.awssdk.http.auth.aws.signer.AwsV4FamilyHttpSigner;
 import software.amazon.awssdk.http.auth.spi.signer.HttpSigner;
 import software.amazon.awssdk.http.auth.spi.signer.SignedRequest;
 import software.amazon.awssdk.identity.spi.AwsCredentialsIdentity;
@@ -85,12 +85,16 @@ public final class SdkSigner {
     public static TestRequest presign(String method, String encodedPath, Instant now, java.time.Duration expiry) {
         SdkHttpRequest http = SdkHttpRequest.builder().method(SdkHttpMethod.fromValue(method)).protocol("http")
                 .host("127.0.0.1").port(8181).encodedPath(encodedPath).build();
-        SignedRequest signed = AwsV4QueryHttpSigner.create().sign(s -> s
+        SignedRequest signed = AwsV4HttpSigner.create().sign(s -> s
                 .identity(AwsCredentialsIdentity.create(AK, SECRET))
                 .request(http)
-                .putProperty(AwsV4QueryHttpSigner.SERVICE_SIGNING_NAME, "s3")
-                .putProperty(AwsV4QueryHttpSigner.REGION_NAME, "us-east-1")
-                .putProperty(AwsV4QueryHttpSigner.EXPIRATION_DURATION, expiry)
+                .putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "s3")
+                .putProperty(AwsV4HttpSigner.REGION_NAME, "us-east-1")
+                .putProperty(AwsV4HttpSigner.DOUBLE_URL_ENCODE, false)
+                .putProperty(AwsV4HttpSigner.NORMALIZE_PATH, false)
+                .putProperty(AwsV4HttpSigner.PAYLOAD_SIGNING_ENABLED, false)
+                .putProperty(AwsV4HttpSigner.AUTH_LOCATION, AwsV4FamilyHttpSigner.AuthLocation.QUERY_STRING)
+                .putProperty(AwsV4HttpSigner.EXPIRATION_DURATION, expiry)
                 .putProperty(HttpSigner.SIGNING_CLOCK, Clock.fixed(now, ZoneOffset.UTC)));
         return toTestRequest("127.0.0.1", signed.request(), new byte[0]);
     }
