@@ -6,7 +6,8 @@
 # Before Karaf starts it prints the S3 endpoint and the credential to use. On the first start it generates
 # the credential (from /dev/urandom) into etc/org.objrdma.store.fs.cfg.
 # The distribution is unpacked under target/run/. Its data/ (logs, the object store under data/objrdma) and
-# the store's etc/org.objrdma.store.fs.cfg survive restarts and rebuilds; data/cache is dropped on a
+# the store's etc/org.objrdma.store.fs.cfg survive restarts and rebuilds; target/run/s3.env holds the
+# credential as AWS_* variables; data/cache is dropped on a
 # rebuild so the new bundles are the ones that run.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -71,12 +72,18 @@ secret_key=${first#*:}
 port=$(cfg_value "$home/etc/org.ops4j.pax.web.cfg" org.osgi.service.http.port)
 port=${port:-8181}
 
+# for the README walk-through: ". target/run/s3.env" sets what the aws CLI and curl need
+cat > target/run/s3.env <<ENV
+export AWS_ACCESS_KEY_ID=${access_key}
+export AWS_SECRET_ACCESS_KEY=${secret_key}
+export AWS_DEFAULT_REGION=us-east-1
+export S3_ENDPOINT=http://127.0.0.1:${port}
+ENV
 cat <<INFO
 objrdma: S3 endpoint   http://127.0.0.1:${port}   (region us-east-1, path style)
 objrdma: access key    ${access_key}
 objrdma: secret key    ${secret_key}
-objrdma: try           AWS_ACCESS_KEY_ID=${access_key} AWS_SECRET_ACCESS_KEY=${secret_key} AWS_DEFAULT_REGION=us-east-1 \\
-                         /usr/bin/aws --endpoint-url http://127.0.0.1:${port} s3 ls
+objrdma: environment   target/run/s3.env  (. target/run/s3.env; /usr/bin/aws --endpoint-url \$S3_ENDPOINT s3 ls)
 objrdma: starting Karaf in $home (JDK $(objrdma_java_feature "$JAVA_HOME/bin/java"))
 INFO
 cd "$home"
