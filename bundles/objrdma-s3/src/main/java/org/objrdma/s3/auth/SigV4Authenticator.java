@@ -16,6 +16,8 @@ import org.objrdma.s3.QueryString;
 import org.objrdma.s3.S3ErrorCode;
 import org.objrdma.s3.S3Exception;
 import org.objrdma.s3.S3Request;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Verifies AWS SigV4 on a request, in the {@code Authorization} header or presigned in the query. Refuses
@@ -23,6 +25,8 @@ import org.objrdma.s3.S3Request;
  * {@link RequestBodies}.
  */
 public final class SigV4Authenticator {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SigV4Authenticator.class);
 
     /** The longest presigned-URL lifetime S3 allows: 7 days. */
     public static final long MAX_PRESIGN_SECONDS = 7L * 24 * 3600;
@@ -116,14 +120,8 @@ public final class SigV4Authenticator {
         PayloadMode mode = payloadMode(contentSha256);
         List<String> signed = signedHeaderList(signedHeaders, S3ErrorCode.AUTHORIZATION_HEADER_MALFORMED);
         byte[] key = SigV4.signingKey(secret, scope.date(), scope.region(), "s3");
-        String canonical = SigV4.canonicalRequest(request.method(), SigV4.canonicalUri(request.rawPath()),
-                SigV4.canonicalQuery(query, null),
-                SigV4.canonicalHeaders(signed, SigV4.signedHeaderValues(request, signed)), signedHeaders,
-                contentSha256);
-        String expected = SigV4.signature(key, SigV4.stringToSign(amzDate, scope.text(), canonical));
-        if (!SigV4.sameSignature(expected, signature)) {
-            throw new S3Exception(S3ErrorCode.SIGNATURE_DOES_NOT_MATCH);
-        }
+        verify(request, SigV4.canonicalQuery(query, null), signed, signedHeaders, contentSha256, key, amzDate,
+                scope.text(), signature);
         Instant now = clock.instant();
         if (Duration.between(date, now).abs().compareTo(maxSkew) > 0) {
             throw new S3Exception(S3ErrorCode.REQUEST_TIME_TOO_SKEWED, "The difference between the request time ("
@@ -170,14 +168,8 @@ public final class SigV4Authenticator {
         }
         List<String> signed = signedHeaderList(signedHeaders, bad);
         byte[] key = SigV4.signingKey(secret, scope.date(), scope.region(), "s3");
-        String canonical = SigV4.canonicalRequest(request.method(), SigV4.canonicalUri(request.rawPath()),
-                SigV4.canonicalQuery(query, "X-Amz-Signature"),
-                SigV4.canonicalHeaders(signed, SigV4.signedHeaderValues(request, signed)), signedHeaders,
-                payloadHash);
-        String expected = SigV4.signature(key, SigV4.stringToSign(amzDate, scope.text(), canonical));
-        if (!SigV4.sameSignature(expected, signature)) {
-            throw new S3Exception(S3ErrorCode.SIGNATURE_DOES_NOT_MATCH);
-        }
+        verify(request, SigV4.canonicalQuery(query, "X-Amz-Signature"), signed, signedHeaders, payloadHash, key,
+                amzDate, scope.text(), signature);
         Instant now = clock.instant();
         if (date.minus(maxSkew).isAfter(now)) {
             throw new S3Exception(S3ErrorCode.ACCESS_DENIED, "Request is not valid yet (X-Amz-Date " + amzDate
@@ -190,6 +182,25 @@ public final class SigV4Authenticator {
         return new Authentication(scope.accessKeyId(), mode,
                 mode == PayloadMode.SIGNED_HASH ? payloadHash.toLowerCase(Locale.ROOT) : null, key, amzDate,
                 scope.text(), signature);
+    }
+
+    private static void verify(S3Request request, String canonicalQuery, List<String> signed, String signedHeaders,
+            String payloadHash, byte[] key, String amzDate, String scope, String signature) throws S3Exception {
+        String canonicalUri = SigV4.canonicalUri(request.rawPath());
+        java.util.Map<String, List<String>> values = SigV4.signedHeaderValues(request, signed);
+        String canonical = null;
+        for (java.util.Map<String, List<String>> candidate : ContentTypeVariants.of(values)) {
+            canonical = SigV4.canonicalRequest(request.method(), canonicalUri, canonicalQuery,
+                    SigV4.canonicalHeaders(signed, candidate), signedHeaders, payloadHash);
+            if (SigV4.sameSignature(SigV4.signature(key, SigV4.stringToSign(amzDate, scope, canonical)), signature)) {
+                return;
+            }
+        }
+        // for finding why a client's signature differs: the canonical request we computed (never the key)
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("SigV4 mismatch; our canonical request:\n{}", canonical);
+        }
+        throw new S3Exception(S3ErrorCode.SIGNATURE_DOES_NOT_MATCH);
     }
 
     private String secretOf(String accessKeyId) throws S3Exception {

@@ -166,4 +166,17 @@ class SigV4AuthenticatorTest {
         assertEquals("a=&b=2&prefix=x%2Fy%20z&uploads=",
                 SigV4.canonicalQuery(QueryString.parse("uploads&prefix=x/y%20z&b=2&a"), null));
     }
+
+    @Test
+    void contentTypeRespelledByJettysHeaderCacheStillVerifies() throws Exception {
+        Instant now = Instant.now();
+        TestRequest r = org.objrdma.s3.SdkSigner.sign("PUT", "/b/k", "", new byte[] {1},
+                org.objrdma.s3.SdkSigner.Body.SIGNED_HASH, now, "Content-Type", "text/plain; charset=utf-8");
+        // what Jetty 9.4 hands the servlet for that header
+        r.removeHeader("Content-Type").header("Content-Type", "text/plain; charset=UTF-8");
+        assertEquals(AK, at(now).authenticate(r, QueryString.parse("")).accessKeyId());
+        // anything else about the value still breaks the signature
+        r.removeHeader("Content-Type").header("Content-Type", "text/html; charset=utf-8");
+        assertEquals("SignatureDoesNotMatch", refused(at(now), r).code());
+    }
 }
