@@ -365,4 +365,27 @@ class S3GatewayTest {
         assertEquals(200, out.status, out.text());
         assertEquals("v", get("/bkt/key").text());
     }
+
+    @Test
+    void clientGoneMidPutKeepsTheOldObject() throws Exception {
+        byte[] old = random(10_000, 8);
+        assertEquals(200, call("PUT", "/bkt/keep", "", old, Body.SIGNED_HASH).status);
+        byte[] fresh = random(100_000, 9);
+        TestRequest r = SdkSigner.sign("PUT", "/bkt/keep", "", fresh, Body.UNSIGNED, Instant.now());
+        byte[] wire = r.body().readAllBytes();
+        // the connection drops after half the body: the container's stream throws
+        r.body(new java.io.SequenceInputStream(new java.io.ByteArrayInputStream(wire, 0, wire.length / 2),
+                new java.io.InputStream() {
+                    @Override
+                    public int read() throws IOException {
+                        throw new java.io.EOFException("connection reset by peer");
+                    }
+                }));
+        assertThrowsIo(r);
+        assertArrayEquals(old, get("/bkt/keep").bytes());
+    }
+
+    private void assertThrowsIo(TestRequest r) {
+        org.junit.jupiter.api.Assertions.assertThrows(IOException.class, () -> gateway.handle(r, new TestResponse()));
+    }
 }
