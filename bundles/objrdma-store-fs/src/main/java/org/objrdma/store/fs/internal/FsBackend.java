@@ -1,7 +1,6 @@
 package org.objrdma.store.fs.internal;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -246,7 +245,7 @@ final class FsBackend implements Backend {
 
     @Override
     public Staging stage() throws IOException {
-        return new FsStaging(tmpName(".put"));
+        return new FsStaging(tmpName(".put"), fsync);
     }
 
     @Override
@@ -296,119 +295,16 @@ final class FsBackend implements Backend {
         }
     }
 
+    /** Releases the root; idempotent. */
     @Override
     public void close() throws IOException {
+        if (!lockChannel.isOpen()) {
+            return;
+        }
         try {
             lock.release();
         } finally {
             lockChannel.close();
-        }
-    }
-
-    /** A temporary file in tmp/: bytes, then the record, then forced and renamed into place. */
-    private final class FsStaging implements Staging {
-        private final Path file;
-        private final FileChannel channel;
-        private boolean moved;
-
-        FsStaging(Path file) throws IOException {
-            this.file = file;
-            this.channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-        }
-
-        @Override
-        public void write(ByteBuffer bytes) throws IOException {
-            while (bytes.hasRemaining()) {
-                channel.write(bytes);
-            }
-        }
-
-        /** Appends {@code length} bytes of {@code source} (copy_file_range on Linux: no user-space copy). */
-        void transferFrom(FileChannel source, long length) throws IOException {
-            long done = 0;
-            while (done < length) {
-                long n = source.transferTo(done, length - done, channel);
-                if (n <= 0) {
-                    throw new IOException("part ended after " + done + " of " + length + " bytes");
-                }
-                done += n;
-            }
-        }
-
-        @Override
-        public void sealObject(ObjectInfo info) throws IOException {
-            seal(RecordCodec.object(info));
-        }
-
-        @Override
-        public void sealPart(PartInfo info) throws IOException {
-            seal(RecordCodec.part(info));
-        }
-
-        private void seal(byte[] record) throws IOException {
-            RecordFrame.append(channel, record);
-            if (fsync) {
-                channel.force(false);
-            }
-            channel.close();
-        }
-
-        void moveTo(Path target) throws IOException {
-            Files.move(file, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            moved = true;
-            syncDir(target.getParent());
-        }
-
-        @Override
-        public void close() {
-            try {
-                channel.close();
-                if (!moved) {
-                    Files.deleteIfExists(file);
-                }
-            } catch (IOException e) {
-                LOG.warn("Could not remove abandoned write {}: {}; the next start removes it", file, e.toString());
-            }
-        }
-    }
-
-    /** A version opened by its file: renames and deletes of the key do not affect an open channel. */
-    private static final class FsReader implements BlobReader {
-        private final FileChannel channel;
-        private final ObjectInfo info;
-
-        FsReader(FileChannel channel, ObjectInfo info) {
-            this.channel = channel;
-            this.info = info;
-        }
-
-        @Override
-        public ObjectInfo info() {
-            return info;
-        }
-
-        @Override
-        public int read(long position, ByteBuffer destination) throws IOException {
-            long left = info.size() - position;
-            if (left <= 0) {
-                return -1;
-            }
-            if (destination.remaining() > left) {
-                ByteBuffer bounded = destination.slice().limit((int) left);
-                int n = channel.read(bounded, position);
-                destination.position(destination.position() + Math.max(n, 0));
-                return n;
-            }
-            return channel.read(destination, position);
-        }
-
-        @Override
-        public void close() {
-            try {
-                channel.close();
-            } catch (IOException e) {
-                LOG.debug("closing a reader: {}", e.toString());
-            }
         }
     }
 }

@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import org.objrdma.api.store.ChecksumAlgorithm;
 import org.objrdma.api.store.CommitVerifier;
 import org.objrdma.api.store.Digests;
@@ -19,6 +20,8 @@ import org.objrdma.api.store.StoreException;
 final class Ingest {
     private static final int STREAM_CHUNK = 256 * 1024;
     private static final long SEGMENT_CHUNK = 4L * 1024 * 1024;
+    /** Below this a second thread costs more than it saves. */
+    private static final long PARALLEL_FROM = 2 * SEGMENT_CHUNK;
 
     private Ingest() {
     }
@@ -66,13 +69,65 @@ final class Ingest {
             throw tooLarge(source.byteSize(), maxBytes);
         }
         StreamDigester digester = new StreamDigester(checksums);
-        for (long offset = 0; offset < source.byteSize(); offset += SEGMENT_CHUNK) {
-            // a native segment gives a direct buffer over the same memory: no heap copy on the way to the file
-            ByteBuffer slice = source.asSlice(offset, Math.min(SEGMENT_CHUNK, source.byteSize() - offset)).asByteBuffer();
-            digester.update(slice);
-            write(target, slice);
+        AtomicReference<Throwable> writeFailure = new AtomicReference<>();
+        Thread writer = Thread.ofPlatform().name("objrdma-store-write").unstarted(() -> {
+            try {
+                for (long offset = 0; offset < source.byteSize(); offset += SEGMENT_CHUNK) {
+                    target.write(slice(source, offset));
+                }
+            } catch (Throwable t) {
+                writeFailure.set(t);
+            }
+        });
+        if (source.byteSize() < PARALLEL_FROM || !source.isAccessibleBy(writer)) {
+            for (long offset = 0; offset < source.byteSize(); offset += SEGMENT_CHUNK) {
+                ByteBuffer slice = slice(source, offset);
+                digester.update(slice);
+                write(target, slice);
+            }
+            return verified(digester, verifier);
+        }
+        // the bytes are all there and do not change: write them on another thread while this one digests
+        // them, so a put takes as long as the slower of the two rather than their sum (a segment confined
+        // to the caller's thread is done in turn instead)
+        writer.start();
+        try {
+            for (long offset = 0; offset < source.byteSize(); offset += SEGMENT_CHUNK) {
+                digester.update(slice(source, offset));
+            }
+        } finally {
+            joinUninterruptibly(writer);
+        }
+        Throwable failed = writeFailure.get();
+        if (failed instanceof IOException e) {
+            throw StoreEngine.internal("writing the staged bytes", e);
+        } else if (failed instanceof RuntimeException e) {
+            throw e;
+        } else if (failed instanceof Error e) {
+            throw e;
         }
         return verified(digester, verifier);
+    }
+
+    /** A native segment gives a direct buffer over the same memory: no heap copy on the way to the file. */
+    private static ByteBuffer slice(MemorySegment source, long offset) {
+        return source.asSlice(offset, Math.min(SEGMENT_CHUNK, source.byteSize() - offset)).asByteBuffer();
+    }
+
+    /** The staging must not be closed under the writer, so wait for it even when interrupted. */
+    private static void joinUninterruptibly(Thread t) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                t.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static Digests verified(StreamDigester digester, CommitVerifier verifier) throws StoreException {

@@ -24,7 +24,6 @@ import org.objrdma.api.store.ListUploadsRequest;
 import org.objrdma.api.store.ObjectAttributes;
 import org.objrdma.api.store.ObjectContent;
 import org.objrdma.api.store.ObjectInfo;
-import org.objrdma.api.store.ObjectStore;
 import org.objrdma.api.store.ObjectSummary;
 import org.objrdma.api.store.PartInfo;
 import org.objrdma.api.store.PartsPage;
@@ -52,6 +51,7 @@ public final class StoreEngine implements EmbeddedStore {
     private final Map<String, BucketState> buckets = new ConcurrentHashMap<>();
     private final Object bucketLifecycle = new Object();
     private final MultipartUploads multipart;
+    private volatile boolean closed;
 
     StoreEngine(String name, Backend backend, Credentials credentials, Clock clock, long maxObjectSize,
             long minPartSize) throws IOException {
@@ -107,8 +107,10 @@ public final class StoreEngine implements EmbeddedStore {
         return name;
     }
 
+    /** Closes the backend (the file store releases its root); idempotent; later calls fail. */
     @Override
     public void close() {
+        closed = true;
         try {
             backend.close();
         } catch (IOException e) {
@@ -142,6 +144,9 @@ public final class StoreEngine implements EmbeddedStore {
     public BucketInfo createBucket(String owner, String bucket) throws StoreException {
         StoreLimits.validateBucketName(bucket);
         synchronized (bucketLifecycle) {
+            if (closed) {
+                throw new StoreException(StoreError.INTERNAL_ERROR, "the store " + name + " is closed");
+            }
             BucketState existing = buckets.get(bucket);
             if (existing != null) {
                 throw existing.info.owner().equals(owner)
@@ -191,6 +196,9 @@ public final class StoreEngine implements EmbeddedStore {
     }
 
     BucketState bucket(String bucket) throws StoreException {
+        if (closed) {
+            throw new StoreException(StoreError.INTERNAL_ERROR, "the store " + name + " is closed");
+        }
         BucketState state = bucket == null ? null : buckets.get(bucket);
         if (state == null) {
             throw new StoreException(StoreError.NO_SUCH_BUCKET, "the bucket " + bucket + " does not exist");

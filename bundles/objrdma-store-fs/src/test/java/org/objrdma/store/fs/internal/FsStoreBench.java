@@ -41,7 +41,8 @@ public final class FsStoreBench {
         FsFiles.deleteTree(base);
         Files.createDirectories(base);
         System.out.printf("FsStoreBench: %s, %d rounds (+2 warm-up), JDK %s%n", base, rounds, Runtime.version());
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofShared()) {
+            // shared, like the staging pool's buffers
             MemorySegment data = arena.allocate(BIG, 4096);
             byte[] random = new byte[BIG];
             new Random(7).nextBytes(random);

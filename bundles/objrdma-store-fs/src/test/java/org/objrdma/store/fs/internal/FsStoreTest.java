@@ -155,8 +155,13 @@ class FsStoreTest {
                 assertEquals(0, t.count());
             }
         }
-        try (EmbeddedStore again = open(root)) {
-            assertEquals(1000, again.head("bk1", "k", Conditions.NONE).size(), "the lock went with the closed store");
-        }
+        EmbeddedStore again = open(root);
+        assertEquals(1000, again.head("bk1", "k", Conditions.NONE).size(), "the lock went with the closed store");
+        again.close();
+        again.close();
+        assertEquals(StoreError.INTERNAL_ERROR, assertThrows(StoreException.class,
+                () -> again.head("bk1", "k", Conditions.NONE)).error(), "a closed store refuses work");
+        assertEquals(StoreError.INTERNAL_ERROR, assertThrows(StoreException.class,
+                () -> again.createBucket("OWNER", "bk2")).error());
     }
 }
