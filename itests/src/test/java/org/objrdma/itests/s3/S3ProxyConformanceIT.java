@@ -53,4 +53,10 @@ class S3ProxyConformanceIT {
         @Override protected S3Target target() { return server.target(); }
         @Override protected boolean followsS3Strictly() { return false; }
     }
+
+    @Nested
+    class DebianClients extends DebianClientsConformance {
+        @Override protected S3Target target() { return server.target(); }
+        @Override protected boolean followsS3Strictly() { return false; }
+    }
 }
