@@ -97,8 +97,12 @@ public final class KarafHome implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
-        stop();
+    public void close() {
+        try {
+            stop();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private List<ProcessHandle> tree() {

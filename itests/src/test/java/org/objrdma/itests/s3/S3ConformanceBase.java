@@ -2,7 +2,6 @@ package org.objrdma.itests.s3;
 
 import java.net.URI;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -13,7 +12,6 @@ import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3AsyncClient;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -72,7 +70,6 @@ public abstract class S3ConformanceBase {
                         ? RequestChecksumCalculation.WHEN_SUPPORTED : RequestChecksumCalculation.WHEN_REQUIRED)
                 .serviceConfiguration(S3Configuration.builder().chunkedEncodingEnabled(mode != ClientMode.UNCHUNKED)
                         .build())
-                .httpClientBuilder(ApacheHttpClient.builder().socketTimeout(Duration.ofMinutes(2)))
                 .build();
         clients.add(c);
         return c;
