@@ -90,6 +90,7 @@ final class ObjrdmaGateway implements AutoCloseable {
                     return;
                 } catch (RuntimeException notYet) {
                     karaf.assertRunning();
+                    failOnBootFeatureError();
                     if (System.nanoTime() > deadline) {
                         throw new AssertionError("the gateway did not answer ListBuckets on " + target().endpoint()
                                 + " within " + BOOT_TIMEOUT + "; see " + karaf.home().resolve("data/log/karaf.log"),
@@ -97,6 +98,19 @@ final class ObjrdmaGateway implements AutoCloseable {
                     }
                     TimeUnit.MILLISECONDS.sleep(500);
                 }
+            }
+        }
+    }
+
+    /** Karaf logs a boot feature that does not resolve and keeps running without it: no point waiting then. */
+    private void failOnBootFeatureError() throws java.io.IOException {
+        Path log = karaf.home().resolve("data/log/karaf.log");
+        if (Files.exists(log)) {
+            String text = Files.readString(log);
+            int at = text.indexOf("Error installing boot features");
+            if (at >= 0) {
+                throw new AssertionError("Karaf could not install its boot features, so the gateway never starts: "
+                        + text.substring(at, Math.min(text.length(), at + 1500)) + " ... see " + log);
             }
         }
     }
