@@ -70,7 +70,14 @@ public abstract class KillMidPutConformance extends S3ConformanceBase {
         S3Client s3 = s3(ClientMode.DEFAULTS);
         assertEquals(Payloads.sha256(old), Payloads.sha256(s3.getObject(b -> b.bucket(bucket).key("victim"))));
         assertEquals(old.length, s3.headObject(b -> b.bucket(bucket).key("victim")).contentLength());
-        assertEquals(List.of("victim"), SdkOperationsConformance.keys(s3.listObjectsV2(b -> b.bucket(bucket)).contents()));
+        List<String> listed = SdkOperationsConformance.keys(s3.listObjectsV2(b -> b.bucket(bucket)).contents());
+        if (followsS3Strictly()) {
+            assertEquals(List.of("victim"), listed);
+        } else {
+            // s3proxy 4.1.0's filesystem backend leaves its temporary file behind, listed as "victim-<uuid>"
+            // (measured by S3ProxyKillMidPutIT); S3 never shows a partial PUT
+            assertTrue(listed.contains("victim"), listed::toString);
+        }
         assertTrue(s3.listMultipartUploads(b -> b.bucket(bucket)).uploads().isEmpty());
     }
 

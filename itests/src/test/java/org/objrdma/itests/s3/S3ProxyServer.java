@@ -25,11 +25,22 @@ public final class S3ProxyServer implements AutoCloseable {
 
     /** Starts s3proxy on a free loopback port, objects stored under {@code baseDir}. */
     public static S3ProxyServer start(Path baseDir) throws Exception {
+        return start(baseDir, 0);
+    }
+
+    /** Runs s3proxy in its own JVM until killed: {@code S3ProxyServer <baseDir> <port>} (see S3ProxyProcess). */
+    public static void main(String[] args) throws Exception {
+        start(Path.of(args[0]), Integer.parseInt(args[1]));
+        Thread.currentThread().join();
+    }
+
+    /** Starts s3proxy on loopback {@code port} (0: a free one), objects stored under {@code baseDir}. */
+    public static S3ProxyServer start(Path baseDir, int port) throws Exception {
         Properties properties = new Properties();
         properties.setProperty("jclouds.filesystem.basedir", baseDir.toString());
         S3Proxy proxy = S3Proxy.builder()
                 .blobStore(BlobStores.create("filesystem", properties))
-                .endpoint(URI.create("http://127.0.0.1:0"))
+                .endpoint(URI.create("http://127.0.0.1:" + port))
                 // v4 only would be closer to objrdma; s3proxy has no such mode, and no v2 request is sent
                 .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY)
                 // the SDK's multipart client sends x-amz-mp-object-size on CompleteMultipartUpload, which S3
