@@ -46,7 +46,7 @@ public class FoundationIT extends ObjRdmaTestSupport {
     /** Bundles the umbrella feature must bring; grows as bundles land. */
     private static final Set<String> EXPECTED_BUNDLES = Set.of("objrdma-api", "objrdma-telemetry",
             "objrdma-transport-tcp", "objrdma-verbs", "objrdma-staging", "objrdma-session", "objrdma-client",
-            "objrdma-cuobj");
+            "objrdma-cuobj", "objrdma-store-fs");
 
     @Inject
     ServiceComponentRuntime scr;
