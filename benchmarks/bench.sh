@@ -6,7 +6,7 @@
 # The gateway comes from a running distribution (./run.sh prints endpoint and credential):
 #   OBJRDMA_S3_ENDPOINT=http://127.0.0.1:8181 OBJRDMA_S3_ACCESS_KEY=... OBJRDMA_S3_SECRET_KEY=... benchmarks/bench.sh
 # Without OBJRDMA_S3_ENDPOINT a second s3proxy stands in for the gateway (ratios ~1.0: proves the harness).
-# Knobs: BENCH_REPS (5), BENCH_WARMUPS (2), BENCH_RAW_FSYNC (true), BENCH_THREADS (8), BENCH_SMALL_OPS (2000), BENCH_LARGE_OBJECTS (3).
+# Knobs: BENCH_REPS (5), BENCH_WARMUPS (3), BENCH_RAW_FSYNC (true), BENCH_THREADS (8), BENCH_SMALL_OPS (2000), BENCH_LARGE_OBJECTS (3).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/.." && pwd)"

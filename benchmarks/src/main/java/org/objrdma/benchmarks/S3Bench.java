@@ -18,7 +18,7 @@ import java.util.concurrent.Future;
  * {@code OBJRDMA_S3_SECRET_KEY}; without them a second s3proxy stands in, so the harness can be proven) and the
  * raw store (the fs store's Java API in this JVM, {@code BENCH_RAW_FSYNC}, default on as in the distribution).
  * {@code BENCH_WARMUPS} warm-up rounds, then {@code BENCH_REPS} rounds, the
- * targets interleaved inside each round (in alternating order) so drift hits them alike; prints median and min-max per cell and the
+ * targets interleaved inside each round (order rotating) so drift hits them alike; prints median and min-max per cell and the
  * ratios against the aims.
  */
 public final class S3Bench {
@@ -40,7 +40,7 @@ public final class S3Bench {
 
     public static void main(String[] args) throws Exception {
         int reps = intEnv("BENCH_REPS", 5);
-        int warmUps = intEnv("BENCH_WARMUPS", 2);
+        int warmUps = intEnv("BENCH_WARMUPS", 3);
         int threads = intEnv("BENCH_THREADS", 8);
         int smallOps = intEnv("BENCH_SMALL_OPS", 2000);
         int largeObjects = intEnv("BENCH_LARGE_OBJECTS", 3);
@@ -78,8 +78,10 @@ public final class S3Bench {
         try {
             for (int round = 1 - warmUps; round <= reps; round++) {
                 boolean warmUp = round <= 0;
-                // alternate which target goes first, so neither always runs on a colder or a hotter JVM
-                List<BenchTarget> order = round % 2 == 0 ? targets : targets.reversed();
+                // rotate the order each round, so every target takes every place equally often (runs first on
+                // a colder JVM, or right after the raw store's fsyncs left the disk busy)
+                List<BenchTarget> order = new ArrayList<>(targets);
+                java.util.Collections.rotate(order, Math.floorMod(round, targets.size()));
                 for (BenchTarget t : order) {
                     Map<Workload, Double> r = new LinkedHashMap<>();
                     r.put(PUT_4K, smallOps(pool, threads, smallOps, i -> t.put("small/" + i, small)));
@@ -151,12 +153,12 @@ public final class S3Bench {
     private static void print(Map<BenchTarget, Map<Workload, List<Double>>> results, BenchTarget reference,
             BenchTarget gateway, BenchTarget raw, int reps, int warmUps, int threads, int smallOps, int largeObjects) {
         System.out.printf("%nS3 benchmark: %d rounds after %d warm-up rounds; 4 KiB: %d ops by %d clients; 64 MiB: %d"
-                + " objects by 1 client; median [min-max]%n", reps, warmUps, smallOps, threads, largeObjects);
+                + " objects by 1 client; median [min-max]; ratios: median of the per-round ratios%n", reps, warmUps, smallOps, threads, largeObjects);
         String row = "%-10s | %-26s | %-28s | %-26s | %-9s | %-11s | %s%n";
         System.out.printf(row, "workload", reference.name(), gateway.name(), raw.name(), "gw/s3proxy", "gw/raw", "aim");
         for (Workload w : WORKLOADS) {
-            double vsProxy = median(results.get(gateway).get(w)) / median(results.get(reference).get(w));
-            double vsRaw = median(results.get(gateway).get(w)) / median(results.get(raw).get(w));
+            double vsProxy = medianRatio(results.get(gateway).get(w), results.get(reference).get(w));
+            double vsRaw = medianRatio(results.get(gateway).get(w), results.get(raw).get(w));
             String aim;
             if (w.unit().equals("ops/s")) {
                 aim = "gw >= 1.0x s3proxy: " + (vsProxy >= 1.0 ? "met" : "NOT met");
@@ -172,6 +174,18 @@ public final class S3Bench {
     private static String cell(List<Double> v, Workload w) {
         List<Double> s = v.stream().sorted().toList();
         return String.format("%.0f [%.0f-%.0f] %s", median(v), s.get(0), s.get(s.size() - 1), w.unit());
+    }
+
+    /**
+     * The median over rounds of the ratio measured within each round: the targets of one round ran back to back
+     * on an equally warm JVM, so this is steadier than a ratio of medians while the JIT still climbs.
+     */
+    private static double medianRatio(List<Double> a, List<Double> b) {
+        List<Double> ratios = new ArrayList<>();
+        for (int i = 0; i < a.size(); i++) {
+            ratios.add(a.get(i) / b.get(i));
+        }
+        return median(ratios);
     }
 
     private static double median(List<Double> v) {
