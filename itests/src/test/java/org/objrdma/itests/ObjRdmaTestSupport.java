@@ -124,7 +124,7 @@ public abstract class ObjRdmaTestSupport {
      * A TCP port free right now, drawn at random from 10000-29999: below Linux's ephemeral range, where Pax
      * Exam picks its own ports with ephemeral binds just after this runs and could get the very same one.
      */
-    protected static int freePort() {
+    public static int freePort() {
         java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
         for (int attempt = 0; attempt < 200; attempt++) {
             int port = 10_000 + random.nextInt(20_000);
