@@ -37,7 +37,7 @@ WARN="-Wall -Wextra"
 echo "build.sh: shim -> $out/libibverbs.so.1"
 "$CC" $CFLAGS $WARN -shared -fPIC -fvisibility=hidden -pthread \
 	-Wl,-soname,libibverbs.so.1 -Wl,--version-script="$here/softverbs.map" -Wl,--no-undefined \
-	-o "$out/libibverbs.so.1" "$here/softverbs.c"
+	-o "$out/libibverbs.so.1" "$here/softverbs.c" "$here/softverbs_stubs.c"
 ln -sf libibverbs.so.1 "$out/libibverbs.so"
 ln -sf libibverbs.so.1 "$out/libsoftverbs.so"
 
