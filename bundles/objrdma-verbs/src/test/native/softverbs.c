@@ -1396,6 +1396,7 @@ __attribute__((destructor)) static void sv_fini(void)
 {
 	lock();
 	worker_stop();
+	fab_exit();
 	unlock();
 }
 

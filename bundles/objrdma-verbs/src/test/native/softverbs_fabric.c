@@ -29,7 +29,9 @@
  * RETRY_EXC_ERR, and the responder moves every QP connected to that process
  * to ERR, which flushes its receives - a link-down, never a hang.
  */
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -637,6 +639,35 @@ static void *fab_accept_main(void *arg)
 	return NULL;
 }
 
+/* Names of processes that no longer exist (killed, or exited with contexts open): removed
+ * when a process joins, so the directory does not grow without bound. */
+static void fab_sweep(void)
+{
+	DIR *d = opendir(g_fab_dir);
+	struct dirent *e;
+	char path[128], target[64];
+	unsigned long pid;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		const char *owner = e->d_name;
+		if (e->d_name[0] == 'q') {
+			ssize_t n;
+			snprintf(path, sizeof(path), "%s/%s", g_fab_dir, e->d_name);
+			if ((n = readlink(path, target, sizeof(target) - 1)) <= 0)
+				continue;
+			target[n] = 0;
+			owner = target;
+		}
+		if (sscanf(owner, "p%lu.sock", &pid) == 1 && kill((pid_t)pid, 0) && errno == ESRCH) {
+			snprintf(path, sizeof(path), "%s/%s", g_fab_dir, e->d_name);
+			unlink(path);
+		}
+	}
+	closedir(d);
+}
+
 /* First context opened: join the fabric (g_lock).  Without it the device is process-local. */
 static void fab_start(void)
 {
@@ -650,6 +681,7 @@ static void fab_start(void)
 			g_fab_dir, strerror(errno));
 		return;
 	}
+	fab_sweep();
 	fab_path(sa.sun_path, sizeof(sa.sun_path), "p%lu.sock", (unsigned long)getpid());
 	unlink(sa.sun_path);
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
@@ -703,4 +735,19 @@ static void fab_stop(void)
 	}
 	close(g_fab_listen);
 	g_fab_listen = -1;
+}
+
+/* Process exit with contexts still open: take our names off the fabric (g_lock).
+ * The kernel closes the sockets, which the peers see as a link down. */
+static void fab_exit(void)
+{
+	char path[128];
+
+	if (!g_fab_up)
+		return;
+	for (int i = 0; i < SV_HASH; i++)
+		for (struct sv_qp *qp = g_qp_hash[i]; qp; qp = qp->hnext)
+			fab_unpublish_qp(qp->ibv.qp_num);
+	fab_path(path, sizeof(path), "p%lu.sock", (unsigned long)getpid());
+	unlink(path);
 }
