@@ -42,6 +42,33 @@ public final class RdmaCoreTools {
         }
     }
 
+    /**
+     * Waits until something listens on TCP {@code port} (read from {@code /proc/net/tcp*}, so the wait itself
+     * takes no connection: pingpong's and perftest's servers accept exactly one, and their clients do not retry).
+     */
+    public static void awaitListening(int port, Run server) throws Exception {
+        String hexPort = String.format(":%04X ", port);
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+                Path p = Path.of(table);
+                if (Files.isReadable(p)) {
+                    for (String line : Files.readAllLines(p)) {
+                        String[] f = line.trim().split("\\s+");
+                        if (f.length > 3 && (f[1] + " ").endsWith(hexPort) && f[3].equals("0A")) {
+                            return;
+                        }
+                    }
+                }
+            }
+            if (!server.process().isAlive()) {
+                throw new AssertionError("the server ended before it listened: " + server.output().get(5, TimeUnit.SECONDS));
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError("nothing listens on port " + port + " after 20 s");
+    }
+
     /** A started tool with its combined output collected in the background. */
     public record Run(Process process, CompletableFuture<String> output) {
         /** Waits for the exit; returns the output; fails the test if it does not end in time. */

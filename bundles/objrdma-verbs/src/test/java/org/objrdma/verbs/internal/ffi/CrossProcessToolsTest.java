@@ -28,7 +28,7 @@ class CrossProcessToolsTest {
         RdmaCoreTools.Run server = RdmaCoreTools.start(pp, "-d", "softrc0", "-p", port, "-n", "500", "-c");
         RdmaCoreTools.Run client = null;
         try {
-            Thread.sleep(200);  // pingpong's client does not retry its TCP connect
+            RdmaCoreTools.awaitListening(Integer.parseInt(port), server);  // pingpong's client does not retry
             client = RdmaCoreTools.start(pp, "-d", "softrc0", "-p", port, "-n", "500", "-c", "127.0.0.1");
             String cout = client.finish(30);
             String sout = server.finish(30);
@@ -58,7 +58,7 @@ class CrossProcessToolsTest {
         RdmaCoreTools.Run server = RdmaCoreTools.start(concat(bin, args));
         RdmaCoreTools.Run client = null;
         try {
-            Thread.sleep(300);
+            RdmaCoreTools.awaitListening(Integer.parseInt(port), server);
             client = RdmaCoreTools.start(concat(bin, concat("127.0.0.1", args)));
             String cout = client.finish(60);
             String sout = server.finish(60);
