@@ -135,7 +135,7 @@ static void responder(int fd)
 	struct ibv_mw *mw = NULL;
 	struct rep r;
 	int ncqe = 0;
-	struct ibv_wc wcs[4];
+	struct ibv_wc wcs[4] = { 0 };
 
 	dev_open(&d);
 	for (;;) {
@@ -204,8 +204,10 @@ static struct dev g_d;
 
 static struct rep ask(int op, uint32_t qpn, uint32_t n, uint64_t off, uint64_t len)
 {
-	struct cmd c = { op, qpn, n, off, len };
+	struct cmd c;
 	struct rep r;
+	memset(&c, 0, sizeof(c));  /* no uninitialised padding on the wire */
+	c.op = op; c.qpn = qpn; c.n = n; c.off = off; c.len = len;
 	xfer(g_fd, &c, sizeof(c), 1);
 	xfer(g_fd, &r, sizeof(r), 0);
 	return r;
@@ -363,8 +365,10 @@ static void requester(pid_t child)
 	qp = pair(0, &r);
 	post_recvs(qp, g_d.mr, BUF - 4 * 4096, 2);
 	{
-		struct cmd c = { C_EXIT, 0, 0, 0, 0 };
+		struct cmd c;
 		int status;
+		memset(&c, 0, sizeof(c));
+		c.op = C_EXIT;
 		xfer(g_fd, &c, sizeof(c), 1);
 		waitpid(child, &status, 0);
 	}
