@@ -6,7 +6,7 @@
  * have to export all of them.
  *
  * Every process that opens the device joins one fabric, a directory
- * ($SOFTVERBS_FABRIC, default /dev/shm/softverbs-<uid>):
+ * ($SOFTVERBS_FABRIC, default /dev/shm/softverbs-<uid>, /tmp/softverbs-<uid> without /dev/shm):
  *
  *   qpn           a shared counter (mmap'd, atomic add): QPNs are unique fabric-wide
  *   p<pid>.sock   the process's service socket (AF_UNIX stream), while a context is open
@@ -88,10 +88,13 @@ static int fab_dir_init(void)
 	int fd;
 	void *p;
 
+	struct stat st;
+
 	if (e && *e)
 		snprintf(g_fab_dir, sizeof(g_fab_dir), "%s", e);
-	else
-		snprintf(g_fab_dir, sizeof(g_fab_dir), "/dev/shm/softverbs-%u", (unsigned)getuid());
+	else  /* /dev/shm where it exists (tmpfs), else /tmp */
+		snprintf(g_fab_dir, sizeof(g_fab_dir), "%s/softverbs-%u",
+			 stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) ? "/dev/shm" : "/tmp", (unsigned)getuid());
 	if (strlen(g_fab_dir) > sizeof(g_fab_dir) - 2 ||
 	    (mkdir(g_fab_dir, 0700) && errno != EEXIST))
 		return -1;
