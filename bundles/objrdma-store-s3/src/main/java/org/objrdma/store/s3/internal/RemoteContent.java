@@ -12,21 +12,23 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 
 /**
- * An object opened on the remote store: the version HEAD saw, pinned by its ETag. Every read is one ranged
- * GET with {@code If-Match} on that ETag, read straight into the caller's segment (or handed out as the
- * response stream), so a read never mixes versions. S3 without versioning keeps no old version, so a read
- * after the key was overwritten or deleted fails (INTERNAL_ERROR naming the cause) instead of returning
- * the new bytes.
+ * An object opened on the remote store: the version HEAD saw, pinned by its version id when the remote
+ * bucket is versioned, else by its ETag ({@code If-Match}). Every read is one ranged GET read straight into
+ * the caller's segment in chunks (or handed out as the response stream), so a read never mixes versions.
+ * An unversioned bucket keeps no old version: a read after the key was overwritten or deleted fails
+ * (INTERNAL_ERROR naming the cause) instead of returning other bytes.
  */
 final class RemoteContent implements ObjectContent {
     private final S3Client s3;
     private final String remoteBucket;
     private final ObjectInfo info;
+    private final String versionId;
 
-    RemoteContent(S3Client s3, String remoteBucket, ObjectInfo info) {
+    RemoteContent(S3Client s3, String remoteBucket, ObjectInfo info, String versionId) {
         this.s3 = s3;
         this.remoteBucket = remoteBucket;
         this.info = info;
+        this.versionId = versionId;
     }
 
     @Override
@@ -67,10 +69,15 @@ final class RemoteContent implements ObjectContent {
     }
 
     private InputStream get(long offset, long length) throws StoreException {
-        GetObjectRequest request = GetObjectRequest.builder().bucket(remoteBucket).key(info.key())
-                .range("bytes=" + offset + "-" + (offset + length - 1)).ifMatch("\"" + info.etag() + "\"").build();
+        GetObjectRequest.Builder request = GetObjectRequest.builder().bucket(remoteBucket).key(info.key())
+                .range("bytes=" + offset + "-" + (offset + length - 1));
+        if (versionId != null) {
+            request.versionId(versionId);
+        } else {
+            request.ifMatch("\"" + info.etag() + "\"");
+        }
         try {
-            return s3.getObject(request);
+            return s3.getObject(request.build());
         } catch (SdkException e) {
             int status = RemoteErrors.status(e);
             if (status == 412 || status == 404) {

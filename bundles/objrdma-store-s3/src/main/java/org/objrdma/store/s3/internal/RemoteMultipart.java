@@ -42,9 +42,11 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
  */
 final class RemoteMultipart {
     private final S3Client s3;
+    private final UploadRecords records;
 
-    RemoteMultipart(S3Client s3) {
+    RemoteMultipart(S3Client s3, UploadRecords records) {
         this.s3 = s3;
+        this.records = records;
     }
 
     UploadInfo create(String remoteBucket, String key, ObjectAttributes attributes, ChecksumAlgorithm algorithm)
@@ -59,7 +61,9 @@ final class RemoteMultipart {
                     b.checksumAlgorithm(algorithm.s3Name());
                 }
             });
-            return new UploadInfo(key, response.uploadId(), Instant.now(), algorithm);
+            UploadInfo upload = new UploadInfo(key, response.uploadId(), Instant.now(), algorithm);
+            records.record(remoteBucket, upload);
+            return upload;
         } catch (SdkException e) {
             throw RemoteErrors.map(e, StoreError.NO_SUCH_BUCKET, "CreateMultipartUpload " + key);
         }
@@ -122,6 +126,10 @@ final class RemoteMultipart {
         try {
             var answer = s3.uploadPart(request.build(),
                     RequestBody.fromContentProvider(bytes::get, digests.length(), "application/octet-stream"));
+            if (algorithm != null) {
+                records.recordPart(remoteBucket, upload.uploadId(), partNumber,
+                        Map.of(algorithm, digests.checksums().get(algorithm)));
+            }
             return new PartInfo(partNumber, Conditions.unquote(answer.eTag()), digests.length(), Instant.now(),
                     digests.checksums());
         } catch (SdkException e) {
@@ -131,28 +139,47 @@ final class RemoteMultipart {
 
     /** The upload as the remote knows it (also proves it exists for this key). */
     UploadInfo describe(String remoteBucket, String key, String uploadId) throws StoreException {
-        return page(remoteBucket, key, uploadId, 0, 1).upload();
+        return records.lookup(remoteBucket, key, uploadId);
     }
 
     PartsPage page(String remoteBucket, String key, String uploadId, int marker, int maxParts) throws StoreException {
-        ListPartsResponse r;
-        try {
-            r = s3.listParts(b -> b.bucket(remoteBucket).key(key).uploadId(uploadId).partNumberMarker(marker)
-                    .maxParts(Math.max(1, Math.min(maxParts, 1000))));
-        } catch (SdkException e) {
-            throw RemoteErrors.map(e, StoreError.NO_SUCH_UPLOAD, "ListParts of " + key);
-        }
-        ChecksumAlgorithm algorithm = r.checksumAlgorithmAsString() == null ? null
-                : ChecksumAlgorithm.fromS3Name(r.checksumAlgorithmAsString()).orElse(null);
+        UploadInfo upload = describe(remoteBucket, key, uploadId);
+        ChecksumAlgorithm algorithm = upload.checksumAlgorithm();
+        Map<Integer, Map<ChecksumAlgorithm, String>> recorded = algorithm == null ? Map.of()
+                : records.parts(remoteBucket, uploadId);
+        int wanted = Math.min(Math.max(maxParts, 0), 1000);
+        // paged here, not by the remote: s3proxy answers part-number-marker with 501 NotImplemented, so the
+        // remote is asked from the start and its own marker is used only to continue a truncated answer
         List<PartInfo> parts = new ArrayList<>();
-        for (Part p : r.parts()) {
-            parts.add(new PartInfo(p.partNumber(), Conditions.unquote(p.eTag()), p.size(), p.lastModified(),
-                    partChecksums(p)));
+        Integer remoteMarker = null;
+        boolean more = false;
+        while (true) {
+            ListPartsResponse r;
+            Integer from = remoteMarker;
+            try {
+                r = s3.listParts(b -> b.bucket(remoteBucket).key(key).uploadId(uploadId).partNumberMarker(from));
+            } catch (SdkException e) {
+                throw RemoteErrors.map(e, StoreError.NO_SUCH_UPLOAD, "ListParts of " + key);
+            }
+            for (Part p : r.parts()) {
+                if (p.partNumber() <= marker) {
+                    continue;
+                }
+                if (parts.size() == wanted) {
+                    more = true;
+                    break;
+                }
+                Map<ChecksumAlgorithm, String> checksums = new EnumMap<>(ChecksumAlgorithm.class);
+                checksums.putAll(recorded.getOrDefault(p.partNumber(), Map.of()));
+                checksums.putAll(partChecksums(p));
+                parts.add(new PartInfo(p.partNumber(), Conditions.unquote(p.eTag()), p.size(), p.lastModified(), checksums));
+            }
+            if (more || !Boolean.TRUE.equals(r.isTruncated()) || r.nextPartNumberMarker() == null) {
+                break;
+            }
+            remoteMarker = r.nextPartNumberMarker();
         }
-        boolean truncated = Boolean.TRUE.equals(r.isTruncated());
-        Instant initiated = Instant.EPOCH; // ListParts does not say when the upload began
-        return new PartsPage(new UploadInfo(key, uploadId, initiated, algorithm), maxParts == 0 ? List.of() : parts,
-                truncated, truncated && r.nextPartNumberMarker() != null ? r.nextPartNumberMarker() : 0);
+        return new PartsPage(upload, parts, more, more ? parts.isEmpty() ? marker : parts.getLast().partNumber() : 0);
     }
 
     private static Map<ChecksumAlgorithm, String> partChecksums(Part p) {
@@ -243,6 +270,7 @@ final class RemoteMultipart {
         } catch (SdkException e) {
             throw RemoteErrors.map(e, StoreError.NO_SUCH_UPLOAD, "CompleteMultipartUpload of " + key);
         }
+        records.forget(remoteBucket, uploadId);
     }
 
     void abort(String remoteBucket, String key, String uploadId) throws StoreException {
@@ -250,8 +278,11 @@ final class RemoteMultipart {
         try {
             s3.abortMultipartUpload(b -> b.bucket(remoteBucket).key(key).uploadId(uploadId));
         } catch (SdkException e) {
-            throw RemoteErrors.map(e, StoreError.NO_SUCH_UPLOAD, "AbortMultipartUpload of " + key);
+            if (RemoteErrors.status(e) != 404) {
+                throw RemoteErrors.map(e, StoreError.NO_SUCH_UPLOAD, "AbortMultipartUpload of " + key);
+            }
         }
+        records.forget(remoteBucket, uploadId);
     }
 
     UploadsPage list(String remoteBucket, ListUploadsRequest request) throws StoreException {
@@ -263,7 +294,15 @@ final class RemoteMultipart {
             for (MultipartUpload u : r.uploads()) {
                 ChecksumAlgorithm a = u.checksumAlgorithmAsString() == null ? null
                         : ChecksumAlgorithm.fromS3Name(u.checksumAlgorithmAsString()).orElse(null);
-                uploads.add(new UploadInfo(u.key(), u.uploadId(), u.initiated() == null ? Instant.EPOCH : u.initiated(), a));
+                Instant initiated = u.initiated() == null ? Instant.EPOCH : u.initiated();
+                if (a == null) {
+                    // the remote does not report it: our record does (uploads made by other clients have none)
+                    UploadInfo recorded = records.find(remoteBucket, u.uploadId()).orElse(null);
+                    if (recorded != null) {
+                        a = recorded.checksumAlgorithm();
+                    }
+                }
+                uploads.add(new UploadInfo(u.key(), u.uploadId(), initiated, a));
             }
             boolean truncated = Boolean.TRUE.equals(r.isTruncated()) && request.maxUploads() > 0;
             return new UploadsPage(request.maxUploads() == 0 ? List.of() : uploads, truncated,

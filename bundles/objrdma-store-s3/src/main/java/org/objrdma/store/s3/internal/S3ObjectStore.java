@@ -61,7 +61,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
         this.users = settings.users();
         this.catalog = new BucketCatalog(s3, settings.systemBucket());
         this.writes = new RemoteWrites(s3, settings.multipartThreshold(), settings.partSize());
-        this.multipart = new RemoteMultipart(s3);
+        this.multipart = new RemoteMultipart(s3, new UploadRecords(s3, settings.systemBucket()));
         this.tokens = new ListTokens(settings.serviceSecretKey());
         try {
             catalog.ensure();
@@ -191,9 +191,12 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
 
     @Override
     public ObjectContent open(String bucket, String key, Conditions conditions) throws StoreException {
-        ObjectInfo info = headObject(bucket, key);
+        StoreLimits.validateKey(key);
+        HeadObjectResponse r = headRemote(bucket, key);
+        ObjectInfo info = RemoteObjects.info(key, r);
         conditions.check(info.etag(), info.lastModified());
-        return new RemoteContent(s3, remote(bucket), info);
+        String version = r.versionId() == null || r.versionId().equals("null") ? null : r.versionId();
+        return new RemoteContent(s3, remote(bucket), info, version);
     }
 
     @Override
@@ -205,9 +208,12 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
 
     private ObjectInfo headObject(String bucket, String key) throws StoreException {
         StoreLimits.validateKey(key);
+        return RemoteObjects.info(key, headRemote(bucket, key));
+    }
+
+    private HeadObjectResponse headRemote(String bucket, String key) throws StoreException {
         try {
-            HeadObjectResponse r = s3.headObject(b -> b.bucket(remote(bucket)).key(key).checksumMode(ChecksumMode.ENABLED));
-            return RemoteObjects.info(key, r);
+            return s3.headObject(b -> b.bucket(remote(bucket)).key(key).checksumMode(ChecksumMode.ENABLED));
         } catch (SdkException e) {
             throw missingObjectOrBucket(e, bucket, key, "HEAD");
         }
@@ -249,6 +255,10 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     @Override
     public void delete(String bucket, String key) throws StoreException {
         StoreLimits.validateKey(key);
+        if (!remoteBucketExists(bucket)) {
+            // S3 answers NoSuchBucket here; some S3 services (s3proxy) answer 204
+            throw new StoreException(StoreError.NO_SUCH_BUCKET, "the bucket " + bucket + " does not exist");
+        }
         try {
             s3.deleteObject(b -> b.bucket(remote(bucket)).key(key));
         } catch (SdkException e) {
@@ -406,7 +416,15 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
         RemoteMultipart.checkCompletion(parts, held);
         multipart.complete(remote(bucket), key, uploadId, upload.checksumAlgorithm(), parts, held);
         ObjectInfo done = headObject(bucket, key);
-        return new PutResult(done.etag(), done.size(), done.lastModified(), done.checksums());
+        Map<ChecksumAlgorithm, String> checksums = new java.util.EnumMap<>(ChecksumAlgorithm.class);
+        ChecksumAlgorithm algorithm = upload.checksumAlgorithm();
+        if (algorithm != null && parts.stream().allMatch(p -> held.get(p.partNumber()).checksums().containsKey(algorithm))) {
+            // what S3 reports for such an upload; a remote that stores no multipart checksum still tells the writer
+            checksums.put(algorithm, algorithm.composite(parts.stream()
+                    .map(p -> held.get(p.partNumber()).checksums().get(algorithm)).toList()));
+        }
+        checksums.putAll(done.checksums());
+        return new PutResult(done.etag(), done.size(), done.lastModified(), checksums);
     }
 
     @Override
