@@ -72,7 +72,7 @@ class TcpEndToEndTest {
         server = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP);
         clientTransport = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP);
         pool = BufferPool.create(StagingSettings.defaults(), server, () -> Telemetry.NOOP);
-        core = new SessionCore(SessionSettings.builder().execTimeoutMs(5_000).build(), MonotonicClock.system(),
+        core = new SessionCore(SessionSettings.builder().allowAddresses(Harness.LOOPBACK).execTimeoutMs(5_000).build(), MonotonicClock.system(),
                 RandomSource.secure());
         core.useTransport(server);
         core.useStagingPool(pool);

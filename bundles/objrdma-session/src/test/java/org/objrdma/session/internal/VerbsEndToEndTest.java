@@ -95,7 +95,7 @@ class VerbsEndToEndTest {
         server = device.openTransport(() -> serverCounts);
         clientTransport = device.openTransport(() -> clientCounts);
         pool = BufferPool.create(StagingSettings.defaults(), server, () -> Telemetry.NOOP);
-        core = new SessionCore(SessionSettings.builder().execTimeoutMs(5_000).build(), MonotonicClock.system(),
+        core = new SessionCore(SessionSettings.builder().allowAddresses(Harness.LOOPBACK).execTimeoutMs(5_000).build(), MonotonicClock.system(),
                 RandomSource.secure());
         core.useTransport(server);
         core.useStagingPool(pool);

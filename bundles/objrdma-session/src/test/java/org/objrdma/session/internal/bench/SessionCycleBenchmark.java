@@ -54,7 +54,7 @@ public class SessionCycleBenchmark {
     public void setUp() {
         InertTransport transport = new InertTransport();
         pool = new SlabStagingPool(transport, 1024, SIZE);
-        core = new SessionCore(SessionSettings.builder().controlPlaneOnly(true).maxSessions(1024).maxUserSessions(1024).maxQps(1024)
+        core = new SessionCore(SessionSettings.builder().allowAddresses("127.0.0.0/8, ::1").controlPlaneOnly(true).maxSessions(1024).maxUserSessions(1024).maxQps(1024)
                 .maxUserQps(1024).build(), MonotonicClock.system(), RandomSource.secure());
         core.useTransport(transport);
         core.useStagingPool(pool);
