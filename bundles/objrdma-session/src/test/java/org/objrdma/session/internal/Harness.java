@@ -18,6 +18,7 @@ import org.objrdma.api.session.PrepareResponse;
 import org.objrdma.api.session.ReadyRequest;
 import org.objrdma.api.session.SessionId;
 import org.objrdma.api.transport.Access;
+import org.objrdma.api.transport.RemoteRegion;
 import org.objrdma.api.transport.BatchResult;
 import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.ChannelOptions;
@@ -98,7 +99,7 @@ final class Harness implements AutoCloseable {
 
         PrepareRequest prepareRequest(Op op, int size) {
             return new PrepareRequest(ALICE, op, TARGET, 0, size, PSN, COOKIE, preparedEndpoint(),
-                    op == Op.GET ? region.asRemote() : null);
+                    op == Op.GET ? new RemoteRegion(region.address(), region.length(), region.rkey()) : null);
         }
 
         ReadyRequest readyRequest(SessionId id) {

@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.objrdma.api.transport.Access;
+import org.objrdma.api.transport.RemoteRegion;
 import org.objrdma.api.transport.BatchResult;
 import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.ChannelOptions;
@@ -287,7 +288,7 @@ final class LoopbackTransport implements Transport {
             LoopbackRegion target = regions.get(wr.rkey());
             long length = wr.byteLength();
             if (target == null || !target.access.contains(Access.REMOTE_WRITE)
-                    || !target.asRemote().contains(wr.remoteAddress(), length)) {
+                    || !new RemoteRegion(target.address(), target.length(), target.rkey()).contains(wr.remoteAddress(), length)) {
                 return Completion.failure(wr.wrId(), WcStatus.REM_ACCESS_ERR, WcOpcode.RDMA_WRITE);
             }
             PendingReceive receive = null;
