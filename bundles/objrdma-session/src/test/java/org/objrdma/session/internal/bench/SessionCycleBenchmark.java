@@ -50,9 +50,18 @@ public class SessionCycleBenchmark {
     private final ConcurrentHashMap<SessionId, Object> referenceTable = new ConcurrentHashMap<>();
     private final RandomSource referenceRandom = RandomSource.secure();
 
+    private org.objrdma.transport.tcp.internal.TcpTransport tcp;
+
+    /**
+     * The real TCP transport: every cycle opens and closes a real channel, and a PUT cycle makes a real grant of
+     * its staging slot on it (in INIT) and revokes it at teardown — the cost a session pays for grants.
+     */
     @Setup(Level.Trial)
-    public void setUp() {
-        InertTransport transport = new InertTransport();
+    public void setUp() throws Exception {
+        tcp = org.objrdma.transport.tcp.internal.TcpTransport.start(
+                org.objrdma.transport.tcp.internal.TcpSettings.loopbackDefaults(),
+                () -> org.objrdma.api.telemetry.Telemetry.NOOP);
+        org.objrdma.api.transport.Transport transport = tcp;
         pool = new SlabStagingPool(transport, 1024, SIZE);
         core = new SessionCore(SessionSettings.builder().allowAddresses("127.0.0.0/8, ::1").controlPlaneOnly(true).maxSessions(1024).maxUserSessions(1024).maxQps(1024)
                 .maxUserQps(1024).build(), MonotonicClock.system(), RandomSource.secure());
@@ -65,6 +74,7 @@ public class SessionCycleBenchmark {
     public void tearDown() {
         core.shutdown(java.time.Duration.ofSeconds(1));
         pool.close();
+        tcp.close();
     }
 
     /** PREPARE, borrow and finish staging, commit, READY, finish_final. */
