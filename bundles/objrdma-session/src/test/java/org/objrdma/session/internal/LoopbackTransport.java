@@ -62,6 +62,11 @@ final class LoopbackTransport implements Transport {
     private final AtomicInteger rkeys = new AtomicInteger(0x1000);
     private final Map<Long, LoopbackChannel> channels = new ConcurrentHashMap<>();
     private final Map<Integer, LoopbackRegion> regions = new ConcurrentHashMap<>();
+
+    /** Registrations open now (a PUT session's staging slice is one on this transport: it cannot grant). */
+    int regionCount() {
+        return regions.size();
+    }
     final AtomicLong opened = new AtomicLong();
     final AtomicLong closed = new AtomicLong();
 
