@@ -6,6 +6,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.objrdma.api.transport.Access;
 import org.objrdma.api.transport.Channel;
+import org.objrdma.api.transport.ChannelState;
 import org.objrdma.api.transport.MemoryGrant;
 import org.objrdma.api.transport.MemoryRegion;
 import org.objrdma.api.transport.RemoteRegion;
@@ -20,7 +21,7 @@ import org.objrdma.api.transport.TransportException;
  *
  * <p>It is a {@link MemoryGrant} on the transfer's channel whenever the transport can make one then: a slice,
  * for that channel's peer only, with its own rkey. A transport that cannot grant on a channel in its present
- * state ({@code WRONG_STATE}: verbs binds a memory window only on a connected queue pair, and the rkey must be
+ * state ({@code WRONG_STATE} while the channel is still in INIT: verbs binds a memory window only on a connected queue pair, and the rkey must be
  * known before the peer connects) or cannot grant at all ({@code UNAVAILABLE}) gets a <em>registration of the
  * slice</em> instead: its own rkey, exactly the slice, exactly the access, deregistered on close — sliced and
  * revocable like a grant, but reachable from any channel of the transport (verbs: any queue pair of the
@@ -57,7 +58,9 @@ public final class RemoteSlice implements AutoCloseable {
             MemoryGrant g = channel.grant(region, offset, length, access);
             return new RemoteSlice(g, null, g.asRemote());
         } catch (TransportException e) {
-            if (e.error() != TransportError.WRONG_STATE && e.error() != TransportError.UNAVAILABLE) {
+            // only a channel that has not connected yet may fall back: one in ERROR or CLOSED gets no access at all
+            boolean notYet = e.error() == TransportError.WRONG_STATE && channel.state() == ChannelState.INIT;
+            if (!notYet && e.error() != TransportError.UNAVAILABLE) {
                 throw e;
             }
         }
