@@ -44,8 +44,9 @@ class StagingAccessEndsTest {
         assertEquals(RcStatus.OK, h.core.finishPut(put, view.handle(), true, "etag", ""));
         assertEquals(base + 1, h.transport.regionCount(), "final");
         base = h.transport.regionCount();
-        h.prepare(Op.GET, 4096);
+        PrepareResponse get = h.prepare(Op.GET, 4096);
         assertEquals(base, h.transport.regionCount(), "a GET opens nothing on the server");
+        assertEquals(RcStatus.OK, h.core.cancel(get.sessionId(), Harness.ALICE)); // its buffer is reused next
 
         h.prepare(Op.PUT, 4096);
         assertEquals(base + 1, h.transport.regionCount());
