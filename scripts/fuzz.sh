@@ -71,7 +71,8 @@ while read -r module class method; do
     # shellcheck disable=SC2086 # OBJRDMA_FUZZ_MAVEN_ARGS is a word list
     if ! JAZZER_FUZZ=1 JAZZER_MAX_DURATION="$duration" flock /tmp/objrdma-build.lock \
             ./mvnw -B -ntp -q ${OBJRDMA_FUZZ_MAVEN_ARGS:-} test -pl "$module" -am \
-            -Dtest="$class#$method" -Dsurefire.failIfNoSpecifiedTests=false >"$log" 2>&1; then
+            -Dtest="$class#$method" -Dsurefire.failIfNoSpecifiedTests=false \
+            -Dorg.slf4j.simpleLogger.defaultLogLevel=error >"$log" 2>&1; then
         failed+=("$(basename "$module") $class#$method")
         echo "fuzz:   FAILED — tail of $log:"
         tail -n 30 "$log" | sed 's/^/fuzz:   | /'

@@ -244,11 +244,12 @@ class TcpAgentFuzzTest {
     private static void settle(Lane lane) throws Exception {
         lane.channel().close();
         MemorySegment memory = target.segment();
-        assertEquals(-1, memory.asSlice(0, PAGE).mismatch(targetReference.asSlice(0, PAGE)), "guard page before"
-                + " the grants changed");
-        assertEquals(-1, memory.asSlice(2 * PAGE, 2 * PAGE).mismatch(targetReference.asSlice(2 * PAGE, 2 * PAGE)),
-                "the read-only slice or the guard page after it changed");
-        memory.asSlice(PAGE, PAGE).copyFrom(targetReference.asSlice(PAGE, PAGE)); // the next input starts alike
+        long before = memory.asSlice(0, PAGE).mismatch(targetReference.asSlice(0, PAGE));
+        long after = memory.asSlice(2 * PAGE, 2 * PAGE).mismatch(targetReference.asSlice(2 * PAGE, 2 * PAGE));
+        memory.copyFrom(targetReference); // the next input starts alike, even after a finding
+        assertEquals(-1, before, "the guard page before the grants changed at offset " + before);
+        assertEquals(-1, after, "the read-only slice or the guard page after it changed at offset "
+                + (after < 0 ? after : 2 * PAGE + after));
         waitUntil(() -> agent.agent().pendingHandshakes() == 0, "no pending handshake is left");
         waitUntil(() -> agent.agent().inboundHeld() == baselineInbound, "no inbound socket is left");
         assertEquals(baselineChannels, agent.channelCount(), "the input's channel is gone");
