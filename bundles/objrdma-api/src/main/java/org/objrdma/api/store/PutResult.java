@@ -1,16 +1,21 @@
 package org.objrdma.api.store;
 
+import java.time.Instant;
+import java.util.Map;
 import java.util.Objects;
 
 /**
- * The end of a committed write.
+ * The end of a committed write (put, copy, complete).
  *
- * @param etag      the new object's (or part's) etag
- * @param versionId the new version, empty if the store does not version
+ * @param etag         the new object's entity tag, without quotes
+ * @param size         bytes
+ * @param lastModified commit time
+ * @param checksums    stored additional checksums, base64
  */
-public record PutResult(String etag, String versionId) {
+public record PutResult(String etag, long size, Instant lastModified, Map<ChecksumAlgorithm, String> checksums) {
     public PutResult {
         Objects.requireNonNull(etag, "etag");
-        Objects.requireNonNull(versionId, "versionId");
+        Objects.requireNonNull(lastModified, "lastModified");
+        checksums = Map.copyOf(checksums);
     }
 }

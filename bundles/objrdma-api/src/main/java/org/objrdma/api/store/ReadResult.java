@@ -3,15 +3,13 @@ package org.objrdma.api.store;
 import java.util.Objects;
 
 /**
- * The end of a ranged read.
+ * The end of a ranged read into a segment.
  *
- * @param bytesRead bytes placed in the destination (fewer than asked only at the object's end)
- * @param etag      the object's etag at the time of the read
- * @param versionId the version read, empty if the store does not version
+ * @param bytesRead bytes placed in the destination (fewer than it holds only at the object's end)
+ * @param object    the version read
  */
-public record ReadResult(long bytesRead, String etag, String versionId) {
+public record ReadResult(long bytesRead, ObjectInfo object) {
     public ReadResult {
-        Objects.requireNonNull(etag, "etag");
-        Objects.requireNonNull(versionId, "versionId");
+        Objects.requireNonNull(object, "object");
     }
 }

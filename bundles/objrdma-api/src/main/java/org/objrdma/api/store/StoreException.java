@@ -2,7 +2,7 @@ package org.objrdma.api.store;
 
 import java.util.Objects;
 
-/** A store call that failed; a failed write committed nothing. */
+/** A store call that failed with one {@link StoreError}; a failed write committed nothing. */
 public class StoreException extends Exception {
     private static final long serialVersionUID = 1L;
 
@@ -22,8 +22,13 @@ public class StoreException extends Exception {
         return error;
     }
 
+    /** The message without the error code prefix, for an S3 {@code <Message>} element. */
+    public String detail() {
+        return super.getMessage();
+    }
+
     @Override
     public String getMessage() {
-        return error + ": " + super.getMessage();
+        return error.s3Code() + ": " + super.getMessage();
     }
 }
