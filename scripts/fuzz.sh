@@ -4,7 +4,9 @@
 #   scripts/fuzz.sh list                      the targets: module Class#method
 #   scripts/fuzz.sh [target] [duration]       fuzz one target, or all (default), each for duration
 #                                             (Jazzer syntax: 30s, 10m, 2h; default 10m)
-#   scripts/fuzz.sh ci                        every target for ${OBJRDMA_FUZZ_CI_SECONDS:-8}s (the bounded CI run)
+#   scripts/fuzz.sh ci                        every target for ${OBJRDMA_FUZZ_CI_SECONDS:-8}s: the bounded CI run,
+#                                             after ./test.sh (it runs surefire alone, offline, on the compiled
+#                                             classes and the modules ./test.sh installed)
 #
 # target: "all", a Class#method, a Class (all its targets), or a module name (objrdma-wire). Jazzer fuzzes one
 # @FuzzTest per JVM, so each target is one Maven run (JAZZER_FUZZ=1, JAZZER_MAX_DURATION=duration) holding the
@@ -69,8 +71,14 @@ while read -r module class method; do
     mkdir -p "$module/target/jazzer"
     echo "fuzz: $(basename "$module") $class#$method for $duration (log $log)"
     # shellcheck disable=SC2086 # OBJRDMA_FUZZ_MAVEN_ARGS is a word list
+    if [ "$mode" = ci ]; then
+        # after ./test.sh: classes compiled and the sibling modules installed, so only surefire runs
+        build=(-o surefire:test -pl "$module")
+    else
+        build=(test -pl "$module" -am)
+    fi
     if ! JAZZER_FUZZ=1 JAZZER_MAX_DURATION="$duration" flock /tmp/objrdma-build.lock \
-            ./mvnw -B -ntp -q ${OBJRDMA_FUZZ_MAVEN_ARGS:-} test -pl "$module" -am \
+            ./mvnw -B -ntp -q ${OBJRDMA_FUZZ_MAVEN_ARGS:-} "${build[@]}" \
             -Dtest="$class#$method" -Dsurefire.failIfNoSpecifiedTests=false \
             -Dorg.slf4j.simpleLogger.defaultLogLevel=error >"$log" 2>&1; then
         failed+=("$(basename "$module") $class#$method")
