@@ -9,9 +9,9 @@
 #                                             classes and the modules ./test.sh installed)
 #
 # target: "all", a Class#method, a Class (all its targets), or a module name (objrdma-wire). Jazzer fuzzes one
-# @FuzzTest per JVM, so each target is one Maven run (JAZZER_FUZZ=1, JAZZER_MAX_DURATION=duration) holding the
-# shared build lock. Whatever Jazzer writes stays in <module>/target/jazzer: the generated corpus under
-# .cifuzz-corpus/<Class>/<method>/, crash-* inputs at the top. A crash fails the run; the script then lists the
+# @FuzzTest per JVM, so each target is one Maven run (JAZZER_FUZZ=1, JAZZER_MAX_DURATION=duration); the script
+# holds the shared build lock for the whole run. Whatever Jazzer writes stays in <module>/target/jazzer: the
+# generated corpus under .cifuzz-corpus/<Class>/<method>/, crash-* inputs at the top. A crash fails the run; the script then lists the
 # inputs to commit as regression inputs under src/test/resources/<package>/<Class>Inputs/<method>/.
 # Extra Maven arguments: OBJRDMA_FUZZ_MAVEN_ARGS (e.g. "-o").
 set -euo pipefail
@@ -64,6 +64,13 @@ fi
 count=$(echo "$selected" | wc -l)
 echo "fuzz: $count target(s), $duration each, JAVA_HOME=$JAVA_HOME"
 
+# One hold of the shared build lock for the whole run: the targets follow each other without other builds
+# in between (and without queueing once per target behind them).
+if [ -z "${OBJRDMA_FUZZ_LOCKED:-}" ]; then
+    echo "fuzz: waiting for /tmp/objrdma-build.lock"
+    OBJRDMA_FUZZ_LOCKED=1 exec flock /tmp/objrdma-build.lock "$PWD/scripts/fuzz.sh" "$@"
+fi
+
 failed=()
 start=$(date +%s)
 while read -r module class method; do
@@ -77,7 +84,7 @@ while read -r module class method; do
     else
         build=(test -pl "$module" -am)
     fi
-    if ! JAZZER_FUZZ=1 JAZZER_MAX_DURATION="$duration" flock /tmp/objrdma-build.lock \
+    if ! JAZZER_FUZZ=1 JAZZER_MAX_DURATION="$duration" \
             ./mvnw -B -ntp -q ${OBJRDMA_FUZZ_MAVEN_ARGS:-} "${build[@]}" \
             -Dtest="$class#$method" -Dsurefire.failIfNoSpecifiedTests=false \
             -Dorg.slf4j.simpleLogger.defaultLogLevel=error >"$log" 2>&1; then
