@@ -11,8 +11,9 @@
 # target: "all", a Class#method, a Class (all its targets), or a module name (objrdma-wire). Jazzer fuzzes one
 # @FuzzTest per JVM, so each target is one Maven run (JAZZER_FUZZ=1, JAZZER_MAX_DURATION=duration); the script
 # holds the shared build lock for the whole run. Whatever Jazzer writes stays in <module>/target/jazzer: the
-# generated corpus under .cifuzz-corpus/<Class>/<method>/, crash-* inputs at the top. A crash fails the run; the script then lists the
-# inputs to commit as regression inputs under src/test/resources/<package>/<Class>Inputs/<method>/.
+# generated corpus under .cifuzz-corpus/<Class>/<method>/, crash-* inputs at the top. A crash fails the run; the
+# script then lists the inputs to commit as regression inputs under
+# src/test/resources/<package>/<Class>Inputs/<method>/.
 # Extra Maven arguments: OBJRDMA_FUZZ_MAVEN_ARGS (e.g. "-o").
 set -euo pipefail
 cd "$(dirname "$0")/.."
