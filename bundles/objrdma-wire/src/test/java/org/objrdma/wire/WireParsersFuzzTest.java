@@ -23,8 +23,8 @@ import org.objrdma.api.transport.Mtu;
  * sentence; an accepted value re-encodes to a string that parses to an equal value.
  *
  * <p>The input bytes are read as UTF-8, so the fuzzer reaches every character, not only ASCII. Regression mode
- * (a normal {@code mvn test}) runs the seeds under {@code src/test/resources/org/objrdma/wire/WireParsersFuzzTestInputs/}
- * and every crash input committed there; {@code scripts/fuzz.sh} fuzzes one target at a time.
+ * (a normal {@code mvn test}) runs the seeds under
+ * {@code src/test/resources/org/objrdma/wire/WireParsersFuzzTestInputs/} and every crash input committed there; {@code scripts/fuzz.sh} fuzzes one target at a time.
  */
 class WireParsersFuzzTest {
     private static final Set<TokenError> DESCRIPTOR_REFUSALS = EnumSet.of(TokenError.EMPTY, TokenError.WRONG_LENGTH,

@@ -42,7 +42,8 @@ class SigV4FuzzTest {
                 "ad80c730a21e5b8d04586a2213dd63b9a0e99e0e2307b0ade35a65485a288648");
         chunkedAuth = SigV4AuthenticatorTest.at(SigV4AuthenticatorTest.DOC_TIME).authenticate(r, QueryString.parse(""));
         unsignedTrailerAuth = new Authentication(chunkedAuth.accessKeyId(), PayloadMode.STREAMING_UNSIGNED_TRAILER,
-                null, chunkedAuth.signingKey(), chunkedAuth.amzDate(), chunkedAuth.scope(), chunkedAuth.seedSignature());
+                null, chunkedAuth.signingKey(), chunkedAuth.amzDate(), chunkedAuth.scope(),
+                chunkedAuth.seedSignature());
     }
 
     private static String[] lines(byte[] input) {
@@ -119,7 +120,7 @@ class SigV4FuzzTest {
      * request's signature): whatever it is, it decodes only if it is that body.
      */
     @FuzzTest
-    @DictionaryEntries({"\r\n", ";chunk-signature=", "10000", "400", "0;", "x-amz-checksum-crc32:"})
+    @DictionaryEntries({";chunk-signature=", "10000", "400", "0;", "x-amz-checksum-crc32:"})
     void signedChunkedBody(byte[] input) throws Exception {
         byte[] decoded = decodeOrNull(new AwsChunkedInputStream(new ByteArrayInputStream(input), chunkedAuth, 66_560));
         if (decoded != null) {
@@ -134,7 +135,7 @@ class SigV4FuzzTest {
      * aws-chunked body. It decodes to exactly that many bytes, or fails.
      */
     @FuzzTest
-    @DictionaryEntries({"\r\n", ";", "0\r\n", "x-amz-checksum-crc32:", "x-amz-trailer-signature:"})
+    @DictionaryEntries({";", "x-amz-checksum-crc32:", "x-amz-trailer-signature:"})
     void unsignedTrailerChunkedBody(byte[] input) throws Exception {
         int nl = 0;
         while (nl < input.length && input[nl] != '\n') {

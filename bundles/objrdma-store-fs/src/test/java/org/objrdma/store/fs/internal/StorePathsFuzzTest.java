@@ -74,7 +74,7 @@ class StorePathsFuzzTest {
     }
 
     @FuzzTest
-    @DictionaryEntries({"\n", "..", "../", "/", "\\", ".", "%2e%2e%2f", "\u0000", "buckets", "tmp", ".lock",
+    @DictionaryEntries({"..", "../", "/", ".", "%2e%2e%2f", "buckets", "tmp", ".lock",
             "uploads", "objects"})
     void namesStayUnderTheRoot(byte[] input) throws Exception {
         String[] lines = new String(input, StandardCharsets.UTF_8).split("\n", -1);
