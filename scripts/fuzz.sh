@@ -43,8 +43,18 @@ select_targets() {
             *#*) [ "$want" = "$class#$method" ] || continue ;;
             *) [ "$want" = "$class" ] || [ "$want" = "$(basename "$module")" ] || continue ;;
         esac
+        if [ "$want" = ci ] && known_finding "$module" "$class" "$method"; then
+            echo "fuzz: skipping $class#$method in ci: a known finding waits for its fix (${class}KnownFindings)" >&2
+            continue
+        fi
         echo "$module $class $method"
     done
+}
+
+# a target with inputs under <Class>KnownFindings/<method>/: found, diagnosed, its fix owned elsewhere; the
+# regression run reports each as skipped, a campaign still fuzzes the target, the bounded CI run leaves it out
+known_finding() {
+    [ -n "$(find "$1/src/test/resources" -type d -path "*/$2KnownFindings/$3" 2>/dev/null | head -n 1)" ]
 }
 
 mode=${1:-all}
