@@ -95,7 +95,9 @@ while read -r module class method; do
     else
         build=(test -pl "$module" -am)
     fi
-    if ! JAZZER_FUZZ=1 JAZZER_MAX_DURATION="$duration" \
+    # JAZZER_INSTRUMENT: coverage of every objrdma class, also those a module takes from a sibling's jar (ci mode
+    # resolves the siblings from the local repository; Jazzer instruments only class directories by default)
+    if ! JAZZER_FUZZ=1 JAZZER_MAX_DURATION="$duration" JAZZER_INSTRUMENT='org.objrdma.**' \
             ./mvnw -B -ntp -q ${OBJRDMA_FUZZ_MAVEN_ARGS:-} "${build[@]}" \
             -Dtest="$class#$method" -Dsurefire.failIfNoSpecifiedTests=false \
             -Dorg.slf4j.simpleLogger.defaultLogLevel=error >"$log" 2>&1; then
