@@ -15,7 +15,10 @@ import org.objrdma.api.transport.MemoryRegion;
 import org.objrdma.api.transport.Transport;
 import org.objrdma.api.transport.TransportException;
 import org.objrdma.api.transport.TransportLevel;
+import java.util.Hashtable;
+import org.osgi.framework.BundleContext;
 import org.osgi.framework.Constants;
+import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -32,8 +35,13 @@ import org.osgi.service.metatype.annotations.Designate;
  * <p>A configuration change deactivates and reactivates the component: the old transport shuts down (its
  * channels flushed, its regions invalidated) and a new one with the new settings is registered. Consumers
  * see an ordinary service swap.
+ *
+ * <p>The component registers the service itself ({@code service = {}}) rather than letting SCR publish the
+ * component properties: a Karaf {@code .cfg} file delivers {@code service.ranking} as a String, which the
+ * framework would rank as 0, so the service is published with the validated ranking as an Integer and the
+ * component properties otherwise unchanged (the public ones, as SCR would publish them).
  */
-@Component(name = TcpTransportComponent.PID, service = Transport.class,
+@Component(name = TcpTransportComponent.PID, service = {},
         immediate = true,
         property = {
             Transport.PROPERTY_NAME + "=" + TcpTransport.NAME,
@@ -54,9 +62,10 @@ public final class TcpTransportComponent implements Transport {
     private volatile Telemetry telemetry;
 
     private TcpTransport transport;
+    private ServiceRegistration<Transport> registration;
 
     @Activate
-    void activate(TcpTransportConfig config, Map<String, Object> properties) {
+    void activate(TcpTransportConfig config, Map<String, Object> properties, BundleContext context) {
         TcpSettings settings = TcpSettings.from(config, properties.get(Constants.SERVICE_RANKING));
         try {
             transport = TcpTransport.start(settings, () -> telemetry);
@@ -64,10 +73,28 @@ public final class TcpTransportComponent implements Transport {
             throw new UncheckedIOException("the TCP transport cannot listen on " + settings.bindAddress()
                     .getHostAddress() + ":" + settings.port() + ": " + e.getMessage(), e);
         }
+        registration = context.registerService(Transport.class, this, serviceProperties(properties, settings));
+    }
+
+    /** The public component properties (no {@code component.*}, no {@code .private}), ranking typed. */
+    static Hashtable<String, Object> serviceProperties(Map<String, Object> properties, TcpSettings settings) {
+        Hashtable<String, Object> out = new Hashtable<>();
+        properties.forEach((key, value) -> {
+            if (!key.startsWith(".") && !key.startsWith("component.")) {
+                out.put(key, value);
+            }
+        });
+        out.put(Constants.SERVICE_RANKING, settings.serviceRanking());
+        return out;
     }
 
     @Deactivate
     void deactivate() {
+        // consumers let go of the service before its channels and regions are closed under them
+        if (registration != null) {
+            registration.unregister();
+            registration = null;
+        }
         transport.close();
     }
 
