@@ -4,9 +4,7 @@ import static org.objrdma.shell.internal.ServiceProperties.text;
 
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.Dictionary;
 import java.util.HashMap;
-import java.util.Hashtable;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -23,9 +21,7 @@ import org.apache.karaf.shell.support.table.ShellTable;
 import org.objrdma.api.transport.Transport;
 import org.objrdma.shell.internal.TransportBindings.Binding;
 import org.osgi.framework.BundleContext;
-import org.osgi.framework.Filter;
 import org.osgi.framework.ServiceReference;
-import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
 import org.osgi.service.component.runtime.ServiceComponentRuntime;
 
@@ -67,11 +63,15 @@ public class TransportsCommand implements Action {
     public Object execute() throws Exception {
         switch (action) {
             case "list" -> list();
-            case "pin" -> pin();
-            case "unpin" -> unpin();
+            case "pin" -> System.out.println(pins().pin(consumer, transportName));
+            case "unpin" -> System.out.println(pins().unpin(consumer));
             default -> throw new IllegalArgumentException("unknown action '" + action + "': use list, pin or unpin");
         }
         return null;
+    }
+
+    private TransportPins pins() {
+        return new TransportPins(bundleContext, scr, configurationAdmin);
     }
 
     private void list() throws Exception {
@@ -118,74 +118,6 @@ public class TransportsCommand implements Action {
                     b.target() == null ? "-" : b.target(), b.state());
         }
         consumers.print(System.out, !noFormat);
-    }
-
-    private void pin() throws Exception {
-        Binding binding = requireConsumer();
-        if (transportName == null || transportName.isBlank()) {
-            throw new IllegalArgumentException("pin needs a transport name: rdma:transports pin <consumer> <transport>");
-        }
-        String target = TransportBindings.pinnedTarget(binding, transportName);
-        Filter filter = bundleContext.createFilter(target);
-        boolean matches = transports(bundleContext, null).stream().anyMatch(filter::match);
-        if (!matches) {
-            throw new IllegalArgumentException("no Transport service named '" + transportName + "' matches "
-                    + binding.component() + "'s reference (" + target + "); nothing changed");
-        }
-        Configuration configuration = configurationFor(binding);
-        Dictionary<String, Object> properties = properties(configuration);
-        properties.put(TransportBindings.targetProperty(binding), target);
-        configuration.update(properties);
-        System.out.println(binding.component() + ": " + TransportBindings.targetProperty(binding) + " = " + target
-                + " (PID " + binding.configurationPid() + ")");
-    }
-
-    private void unpin() throws Exception {
-        Binding binding = requireConsumer();
-        Configuration configuration = configurationFor(binding);
-        Dictionary<String, Object> properties = properties(configuration);
-        if (properties.remove(TransportBindings.targetProperty(binding)) == null) {
-            System.out.println(binding.component() + " is not pinned");
-            return;
-        }
-        configuration.update(properties);
-        System.out.println(binding.component() + ": " + TransportBindings.targetProperty(binding)
-                + " removed, back to " + (binding.descriptionTarget() == null ? "the best-ranked transport"
-                : binding.descriptionTarget()));
-    }
-
-    private Binding requireConsumer() {
-        if (consumer == null || consumer.isBlank()) {
-            throw new IllegalArgumentException("name a consumer component: rdma:transports " + action
-                    + " <consumer>" + ("pin".equals(action) ? " <transport>" : ""));
-        }
-        return TransportBindings.unaryOf(scr, consumer).orElseThrow(() -> new IllegalArgumentException(
-                "'" + consumer + "' is no component with a single Transport reference; consumers: "
-                        + TransportBindings.consumers(scr).keySet()));
-    }
-
-    private Configuration configurationFor(Binding binding) throws Exception {
-        if ("ignore".equals(binding.policy())) {
-            throw new IllegalArgumentException(binding.component() + " ignores configuration; it cannot be pinned");
-        }
-        Configuration configuration = configurationAdmin.getConfiguration(binding.configurationPid(), null);
-        if (configuration.getProperties() == null && "require".equals(binding.policy())) {
-            throw new IllegalArgumentException(binding.component() + " requires a configuration (PID "
-                    + binding.configurationPid() + ") and has none yet: configure it first; nothing changed");
-        }
-        return configuration;
-    }
-
-    private static Dictionary<String, Object> properties(Configuration configuration) {
-        Dictionary<String, Object> current = configuration.getProperties();
-        Hashtable<String, Object> copy = new Hashtable<>();
-        if (current != null) {
-            for (var keys = current.keys(); keys.hasMoreElements(); ) {
-                String key = keys.nextElement();
-                copy.put(key, current.get(key));
-            }
-        }
-        return copy;
     }
 
     static List<ServiceReference<Transport>> transports(BundleContext context, String filter) throws Exception {
