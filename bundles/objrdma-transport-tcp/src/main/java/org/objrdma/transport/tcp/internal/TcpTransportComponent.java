@@ -41,6 +41,10 @@ import org.osgi.service.metatype.annotations.Designate;
  * framework would rank as 0, so the service is published with the validated ranking as an Integer and the
  * component properties otherwise unchanged (the public ones, as SCR would publish them).
  */
+// the capability SCR would have declared for a DS service, so that feature resolution still finds a Transport
+@org.osgi.annotation.bundle.Capability(namespace = "osgi.service",
+        attribute = "objectClass:List<String>=\"org.objrdma.api.transport.Transport\"",
+        uses = Transport.class)
 @Component(name = TcpTransportComponent.PID, service = {},
         immediate = true,
         property = {
