@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Builds objrdma if needed and starts the Karaf distribution in the foreground with its console.
+# Builds objrdma if needed and starts the Karaf distribution in the foreground: the fs object store, the TCP
+# transport and the S3 gateway, with its console.
 #   ./run.sh           interactive Karaf console (logout or Ctrl-D stops it)
 #   ./run.sh server    no console; stop with Ctrl-C or bin/stop
-# The distribution is unpacked under target/run/; its data/ (logs, caches) survives restarts until the
-# distribution is rebuilt.
+# Before Karaf starts it prints the S3 endpoint and the credential to use. On the first start it generates
+# the credential (from /dev/urandom) into etc/org.objrdma.store.fs.cfg.
+# The distribution is unpacked under target/run/. Its data/ (logs, the object store under data/objrdma) and
+# the store's etc/org.objrdma.store.fs.cfg survive restarts and rebuilds; target/run/s3.env holds the
+# credential as AWS_* variables; data/cache is dropped on a
+# rebuild so the new bundles are the ones that run.
 set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/jdk.sh
@@ -27,12 +32,59 @@ if needs_build; then
 fi
 
 home="target/run/objrdma-karaf-distribution-${version}"
+store_cfg="etc/org.objrdma.store.fs.cfg"
 if [ ! -d "$home" ] || [ "$dist" -nt "$home" ]; then
-    rm -rf "$home"
-    mkdir -p target/run
-    tar xzf "$dist" -C target/run
+    fresh="target/run/.unpack.$$"
+    rm -rf "$fresh"
+    mkdir -p "$fresh"
+    tar xzf "$dist" -C "$fresh"
+    new_home="$fresh/objrdma-karaf-distribution-${version}"
+    if [ -d "$home" ]; then
+        # keep what the user made: the object store, logs, the store's credential
+        [ -d "$home/data" ] && { rm -rf "$new_home/data"; mv "$home/data" "$new_home/data"; rm -rf "$new_home/data/cache" "$new_home/data/tmp"; }
+        [ -f "$home/$store_cfg" ] && cp "$home/$store_cfg" "$new_home/$store_cfg"
+        rm -rf "$home"
+    fi
+    mv "$new_home" "$home"
+    rm -rf "$fresh"
     touch "$home"
 fi
-echo "objrdma: starting Karaf in $home (JDK $(objrdma_java_feature "$JAVA_HOME/bin/java"))"
+
+# The S3 credential: the store's own property, credentials = ACCESSKEY:SECRET[,...].
+cfg_value() { # file key -> value of "key = value" (last one wins), or nothing
+    [ -f "$1" ] && sed -n "s/^[[:space:]]*$2[[:space:]]*[=:][[:space:]]*//p" "$1" | tail -1 | sed 's/[[:space:]]*$//'
+    return 0
+}
+credentials=$(cfg_value "$home/$store_cfg" credentials)
+if [ -z "$credentials" ]; then
+    access_key=$(head -c 64 /dev/urandom | base32 | tr -dc 'A-Z0-9' | head -c 20)
+    secret_key=$(head -c 96 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 40)
+    touch "$home/$store_cfg"
+    # drop an empty "credentials =" line the distribution may ship, then add ours
+    sed -i '/^[[:space:]]*credentials[[:space:]]*[=:]/d' "$home/$store_cfg"
+    printf 'credentials = %s:%s\n' "$access_key" "$secret_key" >> "$home/$store_cfg"
+    credentials="$access_key:$secret_key"
+    echo "objrdma: generated an S3 credential into $home/$store_cfg"
+fi
+first=${credentials%%,*}
+access_key=${first%%:*}
+secret_key=${first#*:}
+port=$(cfg_value "$home/etc/org.ops4j.pax.web.cfg" org.osgi.service.http.port)
+port=${port:-8181}
+
+# for the README walk-through: ". target/run/s3.env" sets what the aws CLI and curl need
+cat > target/run/s3.env <<ENV
+export AWS_ACCESS_KEY_ID=${access_key}
+export AWS_SECRET_ACCESS_KEY=${secret_key}
+export AWS_DEFAULT_REGION=us-east-1
+export S3_ENDPOINT=http://127.0.0.1:${port}
+ENV
+cat <<INFO
+objrdma: S3 endpoint   http://127.0.0.1:${port}   (region us-east-1, path style)
+objrdma: access key    ${access_key}
+objrdma: secret key    ${secret_key}
+objrdma: environment   target/run/s3.env  (. target/run/s3.env; /usr/bin/aws --endpoint-url \$S3_ENDPOINT s3 ls)
+objrdma: starting Karaf in $home (JDK $(objrdma_java_feature "$JAVA_HOME/bin/java"))
+INFO
 cd "$home"
 exec bin/karaf "$@"

@@ -1,0 +1,139 @@
+package org.objrdma.s3;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.util.HexFormat;
+import java.util.Locale;
+import java.util.Objects;
+import org.objrdma.api.store.StoreError;
+import org.objrdma.api.store.StoreException;
+import org.objrdma.s3.auth.Authentication;
+import org.objrdma.s3.auth.SigV4Authenticator;
+import org.objrdma.s3.internal.Dispatch;
+import org.objrdma.s3.xml.XmlWriter;
+import org.objrdma.api.store.ObjectStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Serves S3 requests against an {@link ObjectStore}: parses the target (path style, or virtual-host style
+ * under {@link S3Settings#virtualHostDomain()}) from the raw URI, authenticates (SigV4), runs the
+ * operation, and answers every failure as S3 XML with {@code Code}, {@code Message}, {@code Resource} and
+ * {@code RequestId}; every response carries {@code x-amz-request-id}. Thread-safe; one per store and
+ * configuration.
+ */
+public final class S3Gateway {
+
+    private static final Logger LOG = LoggerFactory.getLogger(S3Gateway.class);
+    private static final SecureRandom IDS = new SecureRandom();
+
+    private final ObjectStore store;
+    private final S3Settings settings;
+    private final SigV4Authenticator authenticator;
+
+    public S3Gateway(ObjectStore store, S3Settings settings, Clock clock) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.authenticator = new SigV4Authenticator(settings.region(), settings.maxClockSkew(), clock, store::secretKey);
+    }
+
+    public S3Settings settings() {
+        return settings;
+    }
+
+    /** Serves one request; never throws for an S3-level failure (only when the response cannot be written). */
+    public void handle(S3Request request, S3Response response) throws IOException {
+        byte[] id = new byte[8];
+        IDS.nextBytes(id);
+        String requestId = HexFormat.of().withUpperCase().formatHex(id);
+        response.header("x-amz-request-id", requestId);
+        response.header("x-amz-id-2", requestId);
+        response.header("Server", "objrdma");
+        try {
+            QueryString query = QueryString.parse(request.rawQuery());
+            Target target = Target.of(request, settings.virtualHostDomain());
+            Authentication auth = authenticator.authenticate(request, query);
+            Dispatch.serve(request, response, query, auth, target.bucket(), target.key(), store, settings);
+        } catch (S3Exception e) {
+            error(request, response, e.code(), e.status(), e.getMessage(), requestId);
+        } catch (S3BodyException e) {
+            error(request, response, e.s3().code(), e.s3().status(), e.s3().getMessage(), requestId);
+        } catch (StoreException e) {
+            if (e.error() == StoreError.NOT_MODIFIED) {
+                response.status(304);
+                response.contentLength(0);
+                response.body().close();
+                return;
+            }
+            if (e.error() == StoreError.INTERNAL_ERROR) {
+                LOG.warn("Store failure on {} {} (request {})", request.method(), request.rawPath(), requestId, e);
+            }
+            error(request, response, e.error().s3Code(), e.error().httpStatus(), e.detail(), requestId);
+        } catch (RuntimeException e) {
+            LOG.error("Failure serving {} {} (request {})", request.method(), request.rawPath(), requestId, e);
+            error(request, response, S3ErrorCode.INTERNAL_ERROR.code(), 500, S3ErrorCode.INTERNAL_ERROR.defaultMessage(),
+                    requestId);
+        }
+    }
+
+    private static void error(S3Request request, S3Response response, String code, int status, String message,
+            String requestId) throws IOException {
+        response.status(status);
+        if (request.method().equals("HEAD")) {
+            // HEAD answers carry no body; the status (and the request id) is all a client gets
+            response.contentLength(0);
+            response.body().close();
+            return;
+        }
+        byte[] body = XmlWriter.document("Error", false)
+                .element("Code", code)
+                .element("Message", message)
+                .element("Resource", request.rawPath())
+                .element("RequestId", requestId)
+                .toBytes();
+        response.header("Content-Type", "application/xml");
+        response.contentLength(body.length);
+        try (OutputStream out = response.body()) {
+            out.write(body);
+        }
+    }
+
+    /** Bucket and key of a request, decoded from the raw path. */
+    record Target(String bucket, String key) {
+
+        static Target of(S3Request request, String virtualHostDomain) throws S3Exception {
+            String path = request.rawPath();
+            if (!path.startsWith("/")) {
+                throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "The request path must start with '/'");
+            }
+            String host = hostWithoutPort(request.header("Host"));
+            if (!virtualHostDomain.isEmpty() && host != null && host.endsWith("." + virtualHostDomain)) {
+                String bucket = host.substring(0, host.length() - virtualHostDomain.length() - 1);
+                String key = UriEncoding.decode(path.substring(1));
+                return new Target(bucket, key.isEmpty() ? null : key);
+            }
+            String rest = path.substring(1);
+            if (rest.isEmpty()) {
+                return new Target(null, null);
+            }
+            int slash = rest.indexOf('/');
+            String bucket = UriEncoding.decode(slash < 0 ? rest : rest.substring(0, slash));
+            String key = slash < 0 ? "" : UriEncoding.decode(rest.substring(slash + 1));
+            return new Target(bucket, key.isEmpty() ? null : key);
+        }
+
+        private static String hostWithoutPort(String host) {
+            if (host == null) {
+                return null;
+            }
+            String h = host.strip().toLowerCase(Locale.ROOT);
+            if (h.startsWith("[")) {
+                return h;
+            }
+            int colon = h.lastIndexOf(':');
+            return colon < 0 ? h : h.substring(0, colon);
+        }
+    }
+}

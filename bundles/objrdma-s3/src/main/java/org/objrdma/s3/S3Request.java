@@ -1,0 +1,36 @@
+package org.objrdma.s3;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.List;
+
+/**
+ * One HTTP request as the protocol layer needs it, independent of any servlet container: a host store with
+ * its own HTTP server implements this (objrdma's servlet adapter is one implementation).
+ */
+public interface S3Request {
+
+    /** The method in upper case: GET, PUT, ... */
+    String method();
+
+    /** The request path exactly as received, still percent-encoded (never decoded or normalized). */
+    String rawPath();
+
+    /** The query string exactly as received, without {@code ?}; empty if there is none. */
+    String rawQuery();
+
+    /** All values of a header (case-insensitive name), in arrival order; empty if absent. */
+    List<String> headers(String name);
+
+    /** All header names as received. */
+    Iterable<String> headerNames();
+
+    /** The first value of a header, or null. */
+    default String header(String name) {
+        List<String> values = headers(name);
+        return values.isEmpty() ? null : values.get(0);
+    }
+
+    /** The request body as sent on the wire (after HTTP transfer decoding). */
+    InputStream body() throws IOException;
+}

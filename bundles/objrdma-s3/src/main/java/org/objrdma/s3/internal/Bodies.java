@@ -1,0 +1,230 @@
+package org.objrdma.s3.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Base64;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.HexFormat;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.objrdma.api.store.ChecksumAlgorithm;
+import org.objrdma.api.store.CommitVerifier;
+import org.objrdma.api.store.StoreError;
+import org.objrdma.api.store.StoreException;
+import org.objrdma.s3.S3ErrorCode;
+import org.objrdma.s3.S3Exception;
+import org.objrdma.s3.auth.AwsChunkedInputStream;
+import org.objrdma.s3.auth.DigestCheckingInputStream;
+import org.objrdma.s3.auth.PayloadMode;
+import org.objrdma.s3.auth.SigV4;
+
+/**
+ * A request body opened for the store: decoded (aws-chunked) and verified while it streams (payload hash,
+ * chunk signatures), plus the commit verifier that compares Content-MD5 and {@code x-amz-checksum-*}
+ * (header or trailer) with the digests the store computed, so a mismatch commits nothing.
+ */
+final class Bodies {
+
+    /**
+     * @param stream     the object bytes
+     * @param length     their number (decoded length for aws-chunked)
+     * @param checksums  the algorithms the store is asked to compute
+     * @param verifier   the veto the store runs before it commits
+     */
+    record Body(InputStream stream, long length, Set<ChecksumAlgorithm> checksums, CommitVerifier verifier) {
+    }
+
+    private Bodies() {
+    }
+
+    /** The body of a request that carries an object or part. */
+    static Body open(Exchange x) throws S3Exception, IOException {
+        PayloadMode mode = x.auth.payload();
+        long length;
+        InputStream in = x.request.body();
+        AwsChunkedInputStream chunked = null;
+        if (mode.chunked()) {
+            length = parseLength(x.header("x-amz-decoded-content-length"), "x-amz-decoded-content-length");
+            if (length < 0) {
+                throw new S3Exception(S3ErrorCode.MISSING_CONTENT_LENGTH,
+                        "An aws-chunked body needs x-amz-decoded-content-length");
+            }
+            chunked = new AwsChunkedInputStream(in, x.auth, length);
+            in = chunked;
+        } else {
+            length = parseLength(x.header("Content-Length"), "Content-Length");
+            if (length < 0) {
+                throw new S3Exception(S3ErrorCode.MISSING_CONTENT_LENGTH);
+            }
+            if (mode == PayloadMode.SIGNED_HASH) {
+                in = new DigestCheckingInputStream(in, SigV4.sha256(), HexFormat.of().parseHex(x.auth.payloadSha256()),
+                        S3ErrorCode.X_AMZ_CONTENT_SHA256_MISMATCH,
+                        "The provided 'x-amz-content-sha256' header does not match what was computed");
+            }
+        }
+        if (length > x.settings.maxPutBytes()) {
+            throw new S3Exception(S3ErrorCode.ENTITY_TOO_LARGE, "Your proposed upload of " + length
+                    + " bytes exceeds the maximum allowed size of " + x.settings.maxPutBytes() + " bytes");
+        }
+        String md5 = contentMd5(x.header("Content-MD5"));
+        Map<ChecksumAlgorithm, String> declared = declaredChecksums(x);
+        ChecksumAlgorithm trailerAlgorithm = trailerAlgorithm(x, mode);
+        Set<ChecksumAlgorithm> compute = EnumSet.noneOf(ChecksumAlgorithm.class);
+        compute.addAll(declared.keySet());
+        if (trailerAlgorithm != null) {
+            compute.add(trailerAlgorithm);
+        }
+        algorithmHeader(x).ifPresent(compute::add);
+        AwsChunkedInputStream trailerSource = chunked;
+        CommitVerifier verifier = digests -> {
+            if (md5 != null && !md5.equals(digests.md5Base64())) {
+                throw new StoreException(StoreError.BAD_DIGEST, "The Content-MD5 you specified did not match what we received");
+            }
+            for (Map.Entry<ChecksumAlgorithm, String> e : declared.entrySet()) {
+                checkChecksum(e.getKey(), e.getValue(), digests.checksums().get(e.getKey()));
+            }
+            if (trailerAlgorithm != null) {
+                String sent = trailerSource.trailers().get(trailerAlgorithm.headerName());
+                if (sent == null) {
+                    throw new StoreException(StoreError.INVALID_REQUEST,
+                            "The trailer " + trailerAlgorithm.headerName() + " declared in x-amz-trailer was not sent");
+                }
+                if (!trailerAlgorithm.isWellFormed(sent)) {
+                    throw new StoreException(StoreError.INVALID_REQUEST,
+                            "Value for " + trailerAlgorithm.headerName() + " trailer is invalid");
+                }
+                checkChecksum(trailerAlgorithm, sent, digests.checksums().get(trailerAlgorithm));
+            }
+        };
+        return new Body(in, length, compute, verifier);
+    }
+
+    private static void checkChecksum(ChecksumAlgorithm algorithm, String sent, String computed) throws StoreException {
+        if (!sent.equals(computed)) {
+            throw new StoreException(StoreError.BAD_DIGEST,
+                    "The " + algorithm.s3Name() + " you specified did not match the calculated checksum");
+        }
+    }
+
+    /** -1 when absent. */
+    static long parseLength(String v, String name) throws S3Exception {
+        if (v == null) {
+            return -1;
+        }
+        try {
+            long n = Long.parseLong(v.strip());
+            if (n < 0) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, name + " must be a non-negative integer, was '" + v + "'");
+        }
+    }
+
+    /** The Content-MD5 in canonical base64, null when absent; malformed is InvalidDigest. */
+    static String contentMd5(String header) throws S3Exception {
+        if (header == null) {
+            return null;
+        }
+        try {
+            byte[] raw = Base64.getDecoder().decode(header.strip());
+            if (raw.length == 16) {
+                return Base64.getEncoder().encodeToString(raw);
+            }
+        } catch (IllegalArgumentException e) {
+            // falls through to the error
+        }
+        throw new S3Exception(S3ErrorCode.INVALID_DIGEST, "The Content-MD5 you specified is not valid: '" + header + "'");
+    }
+
+    /** {@code x-amz-checksum-<alg>} headers with values; at most one, well-formed. */
+    static Map<ChecksumAlgorithm, String> declaredChecksums(Exchange x) throws S3Exception {
+        Map<ChecksumAlgorithm, String> out = new EnumMap<>(ChecksumAlgorithm.class);
+        for (ChecksumAlgorithm a : ChecksumAlgorithm.values()) {
+            String v = x.header(a.headerName());
+            if (v != null) {
+                if (!a.isWellFormed(v.strip())) {
+                    throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "Value for " + a.headerName() + " header is invalid.");
+                }
+                out.put(a, v.strip());
+            }
+        }
+        if (out.size() > 1) {
+            throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "Expecting a single x-amz-checksum- header. Multiple checksum Types are not allowed.");
+        }
+        return out;
+    }
+
+    /** {@code x-amz-sdk-checksum-algorithm} (or {@code x-amz-checksum-algorithm}), if sent. */
+    static Optional<ChecksumAlgorithm> algorithmHeader(Exchange x) throws S3Exception {
+        String v = x.header("x-amz-sdk-checksum-algorithm");
+        if (v == null) {
+            v = x.header("x-amz-checksum-algorithm");
+        }
+        if (v == null) {
+            return Optional.empty();
+        }
+        String name = v.strip();
+        return Optional.of(ChecksumAlgorithm.fromS3Name(name).orElseThrow(() -> new S3Exception(
+                S3ErrorCode.INVALID_REQUEST, "Checksum algorithm '" + name + "' is not one of CRC32, CRC32C, CRC64NVME, SHA1, SHA256")));
+    }
+
+    private static ChecksumAlgorithm trailerAlgorithm(Exchange x, PayloadMode mode) throws S3Exception {
+        String trailer = x.header("x-amz-trailer");
+        if (trailer == null) {
+            // a trailer mode without a declared trailer has nothing to check
+            return null;
+        }
+        if (!mode.trailer()) {
+            throw new S3Exception(S3ErrorCode.INVALID_REQUEST,
+                    "x-amz-trailer needs a STREAMING-*-TRAILER x-amz-content-sha256");
+        }
+        String name = trailer.strip().toLowerCase(Locale.ROOT);
+        return ChecksumAlgorithm.fromHeaderName(name).orElseThrow(() -> new S3Exception(S3ErrorCode.INVALID_REQUEST,
+                "The trailer '" + name + "' is not an x-amz-checksum-* header"));
+    }
+
+    /** A small body (XML), decoded and verified like an object body, read whole up to the XML limit. */
+    static byte[] readSmall(Exchange x) throws S3Exception, IOException {
+        Body body = openForXml(x);
+        byte[] bytes = body.stream().readNBytes(x.settings.maxXmlBodyBytes() + 1);
+        if (bytes.length > x.settings.maxXmlBodyBytes()) {
+            throw new S3Exception(S3ErrorCode.MALFORMED_XML,
+                    "The XML body is larger than " + x.settings.maxXmlBodyBytes() + " bytes");
+        }
+        // reach the end so digest checks and chunk signatures run
+        if (body.stream().read() >= 0) {
+            throw new S3Exception(S3ErrorCode.INCOMPLETE_BODY, "The body is longer than its declared length");
+        }
+        String md5 = contentMd5(x.header("Content-MD5"));
+        if (md5 != null) {
+            try {
+                String actual = Base64.getEncoder().encodeToString(java.security.MessageDigest.getInstance("MD5").digest(bytes));
+                if (!md5.equals(actual)) {
+                    throw new S3Exception(S3ErrorCode.BAD_DIGEST, "The Content-MD5 you specified did not match what we received");
+                }
+            } catch (java.security.NoSuchAlgorithmException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return bytes;
+    }
+
+    private static Body openForXml(Exchange x) throws S3Exception, IOException {
+        if (x.auth.payload().chunked() || x.header("Content-Length") != null) {
+            return open(x);
+        }
+        // chunked transfer encoding without a length: read to the end, bounded by readSmall
+        InputStream in = x.request.body();
+        if (x.auth.payload() == PayloadMode.SIGNED_HASH) {
+            in = new DigestCheckingInputStream(in, SigV4.sha256(), HexFormat.of().parseHex(x.auth.payloadSha256()),
+                    S3ErrorCode.X_AMZ_CONTENT_SHA256_MISMATCH,
+                    "The provided 'x-amz-content-sha256' header does not match what was computed");
+        }
+        return new Body(in, -1, Set.of(), CommitVerifier.ACCEPT_ALL);
+    }
+}

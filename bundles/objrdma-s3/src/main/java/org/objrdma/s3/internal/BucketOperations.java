@@ -1,0 +1,98 @@
+package org.objrdma.s3.internal;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.objrdma.api.store.BucketInfo;
+import org.objrdma.api.store.DeleteResult;
+import org.objrdma.api.store.StoreAction;
+import org.objrdma.api.store.StoreError;
+import org.objrdma.api.store.StoreException;
+import org.objrdma.api.store.StoreLimits;
+import org.objrdma.s3.S3Exception;
+import org.objrdma.s3.xml.XmlBodies;
+import org.objrdma.s3.xml.XmlWriter;
+
+/** ListBuckets, CreateBucket, HeadBucket, DeleteBucket, GetBucketLocation, DeleteObjects. */
+final class BucketOperations {
+
+    private BucketOperations() {
+    }
+
+    static void listBuckets(Exchange x) throws S3Exception, StoreException, IOException {
+        x.authorize(StoreAction.LIST_BUCKETS, null, null);
+        String owner = x.auth.accessKeyId();
+        XmlWriter xml = XmlWriter.document("ListAllMyBucketsResult", true)
+                .start("Owner").element("ID", owner).element("DisplayName", owner).end()
+                .start("Buckets");
+        for (BucketInfo b : x.store.listBuckets(owner)) {
+            xml.start("Bucket").element("Name", b.name()).element("CreationDate", Http.isoDate(b.created())).end();
+        }
+        x.sendXml(200, xml.end());
+    }
+
+    static void create(Exchange x) throws S3Exception, StoreException, IOException {
+        x.authorize(StoreAction.CREATE_BUCKET);
+        // CreateBucketConfiguration (a LocationConstraint) is read, verified like any body, and not needed
+        Bodies.readSmall(x);
+        x.store.createBucket(x.auth.accessKeyId(), x.bucket);
+        x.response.header("Location", "/" + x.bucket);
+        x.sendEmpty(200);
+    }
+
+    static void head(Exchange x) throws S3Exception, StoreException, IOException {
+        x.authorize(StoreAction.HEAD_BUCKET);
+        x.store.headBucket(x.bucket);
+        x.response.header("x-amz-bucket-region", x.settings.region());
+        x.sendEmpty(200);
+    }
+
+    static void delete(Exchange x) throws S3Exception, StoreException, IOException {
+        x.authorize(StoreAction.DELETE_BUCKET);
+        x.store.deleteBucket(x.bucket);
+        x.sendEmpty(204);
+    }
+
+    static void location(Exchange x) throws S3Exception, StoreException, IOException {
+        x.authorize(StoreAction.HEAD_BUCKET);
+        x.store.headBucket(x.bucket);
+        // S3 reports us-east-1 as an empty constraint
+        XmlWriter xml = XmlWriter.document("LocationConstraint", true);
+        if (!x.settings.region().equals("us-east-1")) {
+            xml.text(x.settings.region());
+        }
+        x.sendXml(200, xml);
+    }
+
+    static void deleteObjects(Exchange x) throws S3Exception, StoreException, IOException {
+        byte[] body = Bodies.readSmall(x);
+        XmlBodies.DeleteRequest request = XmlBodies.deleteObjects(new java.io.ByteArrayInputStream(body),
+                x.settings.maxXmlBodyBytes(), StoreLimits.MAX_DELETE_KEYS);
+        x.store.headBucket(x.bucket);
+        List<String> allowed = new ArrayList<>();
+        List<DeleteResult> denied = new ArrayList<>();
+        for (XmlBodies.ObjectToDelete o : request.objects()) {
+            if (o.versionId() != null && !o.versionId().equals("null")) {
+                denied.add(new DeleteResult(o.key(), StoreError.INVALID_ARGUMENT, "Invalid version id specified"));
+            } else if (x.store.isAuthorized(x.auth.accessKeyId(), StoreAction.DELETE_OBJECT, x.bucket, o.key())) {
+                allowed.add(o.key());
+            } else {
+                denied.add(new DeleteResult(o.key(), StoreError.ACCESS_DENIED, "Access Denied"));
+            }
+        }
+        List<DeleteResult> results = new ArrayList<>(allowed.isEmpty() ? List.of() : x.store.deleteMany(x.bucket, allowed));
+        results.addAll(denied);
+        XmlWriter xml = XmlWriter.document("DeleteResult", true);
+        for (DeleteResult r : results) {
+            if (r.isDeleted()) {
+                if (!request.quiet()) {
+                    xml.start("Deleted").element("Key", r.key()).end();
+                }
+            } else {
+                xml.start("Error").element("Key", r.key()).element("Code", r.error().s3Code())
+                        .element("Message", r.message()).end();
+            }
+        }
+        x.sendXml(200, xml);
+    }
+}

@@ -1,0 +1,90 @@
+package org.objrdma.s3.internal;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import org.objrdma.api.store.ObjectStore;
+import org.objrdma.api.store.StoreAction;
+import org.objrdma.s3.QueryString;
+import org.objrdma.s3.S3ErrorCode;
+import org.objrdma.s3.S3Exception;
+import org.objrdma.s3.S3Request;
+import org.objrdma.s3.S3Response;
+import org.objrdma.s3.S3Settings;
+import org.objrdma.s3.auth.Authentication;
+import org.objrdma.s3.xml.XmlWriter;
+
+/** One authenticated request being served: what it names, who sent it, where the answer goes. */
+final class Exchange {
+
+    final S3Request request;
+    final S3Response response;
+    final QueryString query;
+    final Authentication auth;
+    /** Null for service-level requests. */
+    final String bucket;
+    /** Null for service- and bucket-level requests. */
+    final String key;
+    final ObjectStore store;
+    final S3Settings settings;
+
+    Exchange(S3Request request, S3Response response, QueryString query, Authentication auth, String bucket,
+            String key, ObjectStore store, S3Settings settings) {
+        this.request = request;
+        this.response = response;
+        this.query = query;
+        this.auth = auth;
+        this.bucket = bucket;
+        this.key = key;
+        this.store = store;
+        this.settings = settings;
+    }
+
+    String header(String name) {
+        return request.header(name);
+    }
+
+    void authorize(StoreAction action, String bucket, String key) throws S3Exception {
+        if (!store.isAuthorized(auth.accessKeyId(), action, bucket, key)) {
+            throw new S3Exception(S3ErrorCode.ACCESS_DENIED, "Access Denied: " + auth.accessKeyId() + " may not "
+                    + action + (bucket == null ? "" : " on " + bucket + (key == null ? "" : "/" + key)));
+        }
+    }
+
+    void authorize(StoreAction action) throws S3Exception {
+        authorize(action, bucket, key);
+    }
+
+    /** An integer query parameter with a default; a malformed or out-of-range value is InvalidArgument. */
+    int intParam(String name, int dflt, int min, int max) throws S3Exception {
+        String v = query.get(name);
+        if (v == null || v.isEmpty()) {
+            return dflt;
+        }
+        try {
+            int n = Integer.parseInt(v);
+            if (n < min || n > max) {
+                throw new NumberFormatException();
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT,
+                    name + " must be an integer between " + min + " and " + max + ", was '" + v + "'");
+        }
+    }
+
+    void sendXml(int status, XmlWriter xml) throws IOException {
+        byte[] body = xml.toBytes();
+        response.status(status);
+        response.header("Content-Type", "application/xml");
+        response.contentLength(body.length);
+        try (OutputStream out = response.body()) {
+            out.write(body);
+        }
+    }
+
+    void sendEmpty(int status) throws IOException {
+        response.status(status);
+        response.contentLength(0);
+        response.body().close();
+    }
+}

@@ -1,0 +1,42 @@
+package org.objrdma.s3.internal;
+
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
+
+/** The date formats S3 speaks: RFC 1123 in headers, ISO 8601 with milliseconds in XML. */
+final class Http {
+
+    private static final DateTimeFormatter ISO_MILLIS = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'",
+            Locale.ROOT).withZone(ZoneOffset.UTC);
+
+    private Http() {
+    }
+
+    static String httpDate(Instant t) {
+        return DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.ofInstant(t, ZoneOffset.UTC));
+    }
+
+    static String isoDate(Instant t) {
+        return ISO_MILLIS.format(t);
+    }
+
+    /** An HTTP date, or null when absent or unparsable (RFC 9110: an invalid date is ignored). */
+    static Instant parseHttpDate(String s) {
+        if (s == null) {
+            return null;
+        }
+        try {
+            return ZonedDateTime.parse(s.strip(), DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+        } catch (DateTimeParseException e) {
+            return null;
+        }
+    }
+
+    static String quote(String etag) {
+        return '"' + etag + '"';
+    }
+}

@@ -1,0 +1,177 @@
+package org.objrdma.s3.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.Optional;
+import org.objrdma.api.store.ByteRange;
+import org.objrdma.api.store.Conditions;
+import org.objrdma.api.store.ObjectAttributes;
+import org.objrdma.api.store.ObjectContent;
+import org.objrdma.api.store.ObjectInfo;
+import org.objrdma.api.store.PutOptions;
+import org.objrdma.api.store.PutResult;
+import org.objrdma.api.store.StoreAction;
+import org.objrdma.api.store.StoreException;
+import org.objrdma.s3.S3ErrorCode;
+import org.objrdma.s3.S3Exception;
+import org.objrdma.s3.UriEncoding;
+import org.objrdma.s3.xml.XmlWriter;
+
+/** PutObject, GetObject, HeadObject, DeleteObject, CopyObject. */
+final class ObjectOperations {
+
+    /** Bytes copied per write when streaming an object out. */
+    static final int COPY_BUFFER = 64 * 1024;
+
+    private static final String[][] RESPONSE_OVERRIDES = {
+        {"response-content-type", "Content-Type"},
+        {"response-content-language", "Content-Language"},
+        {"response-expires", "Expires"},
+        {"response-cache-control", "Cache-Control"},
+        {"response-content-disposition", "Content-Disposition"},
+        {"response-content-encoding", "Content-Encoding"},
+    };
+
+    private ObjectOperations() {
+    }
+
+    static void put(Exchange x) throws S3Exception, StoreException, IOException {
+        x.authorize(StoreAction.PUT_OBJECT);
+        ObjectAttributes attributes = Attributes.from(x.request);
+        Bodies.Body body = Bodies.open(x);
+        PutResult result = x.store.put(x.bucket, x.key, body.stream(), body.length(),
+                new PutOptions(attributes, body.checksums(), body.verifier()));
+        x.response.header("ETag", Http.quote(result.etag()));
+        Attributes.writeChecksums(x.response, result.checksums());
+        x.sendEmpty(200);
+    }
+
+    static Conditions conditions(Exchange x, String prefix) {
+        return new Conditions(x.header(prefix + "If-Match"), x.header(prefix + "If-None-Match"),
+                Http.parseHttpDate(x.header(prefix + "If-Modified-Since")),
+                Http.parseHttpDate(x.header(prefix + "If-Unmodified-Since")));
+    }
+
+    static void get(Exchange x, boolean head) throws S3Exception, StoreException, IOException {
+        x.authorize(StoreAction.GET_OBJECT);
+        checkVersion(x);
+        String partNumber = x.query.get("partNumber");
+        String rangeHeader = x.header("Range");
+        if (partNumber != null && rangeHeader != null) {
+            throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "Cannot specify both Range header and partNumber query parameter");
+        }
+        try (ObjectContent content = x.store.open(x.bucket, x.key, conditions(x, ""))) {
+            ObjectInfo info = content.info();
+            Optional<ByteRange> range = partNumber != null ? partRange(x, info, partNumber)
+                    : ByteRange.resolve(rangeHeader, info.size());
+            boolean checksumMode = "ENABLED".equalsIgnoreCase(x.header("x-amz-checksum-mode"));
+            // S3 returns the whole-object checksum only for whole-object reads
+            Attributes.write(x.response, info, checksumMode && (range.isEmpty() || partNumber != null
+                    && info.partsCount() == 0));
+            for (String[] o : RESPONSE_OVERRIDES) {
+                String v = x.query.get(o[0]);
+                if (v != null) {
+                    x.response.header(o[1], v);
+                }
+            }
+            long offset = range.map(ByteRange::offset).orElse(0L);
+            long length = range.map(ByteRange::length).orElse(info.size());
+            int status = 200;
+            if (range.isPresent() && (partNumber == null || info.partsCount() > 0)) {
+                status = 206;
+                x.response.header("Content-Range", "bytes " + offset + "-" + range.get().last() + "/" + info.size());
+            }
+            x.response.status(status);
+            x.response.contentLength(length);
+            if (head || length == 0) {
+                x.response.body().close();
+                return;
+            }
+            try (InputStream in = content.stream(offset, length); OutputStream out = x.response.body()) {
+                byte[] buf = new byte[(int) Math.min(COPY_BUFFER, length)];
+                for (int n; (n = in.read(buf)) > 0;) {
+                    out.write(buf, 0, n);
+                }
+            }
+        }
+    }
+
+    /**
+     * The range of part {@code partNumber}. The store SPI does not expose part boundaries of a completed
+     * multipart object, so only part 1 of a single-put object (the whole object) can be served.
+     */
+    private static Optional<ByteRange> partRange(Exchange x, ObjectInfo info, String partNumber) throws S3Exception {
+        int n = x.intParam("partNumber", 1, 1, org.objrdma.api.store.StoreLimits.MAX_PART_NUMBER);
+        if (info.partsCount() > 0) {
+            throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED,
+                    "GET with partNumber on a multipart object is not implemented (use a Range)");
+        }
+        if (n != 1) {
+            throw new S3Exception("InvalidPartNumber", 416, "The requested partnumber is not satisfiable");
+        }
+        return Optional.empty();
+    }
+
+    private static void checkVersion(Exchange x) throws S3Exception {
+        String v = x.query.get("versionId");
+        if (v != null && !v.equals("null")) {
+            throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "Invalid version id specified (versioning is not supported)");
+        }
+    }
+
+    static void delete(Exchange x) throws S3Exception, StoreException, IOException {
+        x.authorize(StoreAction.DELETE_OBJECT);
+        checkVersion(x);
+        x.store.delete(x.bucket, x.key);
+        x.sendEmpty(204);
+    }
+
+    /** {@code x-amz-copy-source}: {@code [/]bucket/key[?versionId=null]}, URL-encoded. */
+    record Source(String bucket, String key) {
+    }
+
+    static Source copySource(Exchange x) throws S3Exception {
+        String raw = x.header("x-amz-copy-source").strip();
+        int q = raw.indexOf('?');
+        if (q >= 0) {
+            String rest = raw.substring(q + 1);
+            if (!rest.equals("versionId=null")) {
+                throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "x-amz-copy-source versions are not supported");
+            }
+            raw = raw.substring(0, q);
+        }
+        String decoded = UriEncoding.decode(raw);
+        if (decoded.startsWith("/")) {
+            decoded = decoded.substring(1);
+        }
+        int slash = decoded.indexOf('/');
+        if (slash <= 0 || slash == decoded.length() - 1) {
+            throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "Copy Source must mention the source bucket and key: sourcebucket/sourcekey");
+        }
+        return new Source(decoded.substring(0, slash), decoded.substring(slash + 1));
+    }
+
+    static void copy(Exchange x) throws S3Exception, StoreException, IOException {
+        Source source = copySource(x);
+        x.authorize(StoreAction.GET_OBJECT, source.bucket(), source.key());
+        x.authorize(StoreAction.PUT_OBJECT);
+        String directive = x.header("x-amz-metadata-directive");
+        ObjectAttributes replacement;
+        if (directive == null || directive.equalsIgnoreCase("COPY")) {
+            replacement = null;
+        } else if (directive.equalsIgnoreCase("REPLACE")) {
+            replacement = Attributes.from(x.request);
+        } else {
+            throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "Unknown metadata directive '" + directive + "'");
+        }
+        PutResult result = x.store.copy(source.bucket(), source.key(), conditions(x, "x-amz-copy-source-"), x.bucket,
+                x.key, replacement);
+        Attributes.writeChecksums(x.response, result.checksums());
+        XmlWriter xml = XmlWriter.document("CopyObjectResult", true)
+                .element("LastModified", Http.isoDate(result.lastModified()))
+                .element("ETag", Http.quote(result.etag()));
+        result.checksums().forEach((alg, v) -> xml.element(alg.xmlElement(), v));
+        x.sendXml(200, xml);
+    }
+}

@@ -1,0 +1,125 @@
+package org.objrdma.s3.internal;
+
+import java.io.IOException;
+import java.util.Set;
+import org.objrdma.api.store.StoreException;
+import org.objrdma.s3.QueryString;
+import org.objrdma.s3.S3ErrorCode;
+import org.objrdma.s3.S3Exception;
+
+/** Maps method, target and query to one S3 operation; anything else is NotImplemented or MethodNotAllowed. */
+final class Router {
+
+    /** Query parameters that are arguments of the operations served, not sub-resources. */
+    private static final Set<String> ARGUMENTS = Set.of("list-type", "prefix", "delimiter", "max-keys",
+            "continuation-token", "start-after", "fetch-owner", "encoding-type", "marker", "key-marker",
+            "upload-id-marker", "max-uploads", "max-parts", "part-number-marker", "partNumber", "uploadId",
+            "versionId", "x-id", "response-content-type", "response-content-language", "response-expires",
+            "response-cache-control", "response-content-disposition", "response-content-encoding",
+            "X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Date", "X-Amz-Expires", "X-Amz-SignedHeaders",
+            "X-Amz-Signature", "X-Amz-Content-Sha256", "X-Amz-Security-Token", "uploads", "delete", "location");
+
+    private Router() {
+    }
+
+    /** Refuses query parameters naming an S3 feature this gateway does not serve (acl, tagging, ...). */
+    static void refuseUnknownSubresources(QueryString q) throws S3Exception {
+        for (QueryString.Param p : q.params()) {
+            if (!ARGUMENTS.contains(p.name())) {
+                throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED,
+                        "The '" + p.name() + "' sub-resource or parameter is not implemented by this gateway");
+            }
+        }
+    }
+
+    static void route(Exchange x) throws S3Exception, StoreException, IOException {
+        refuseUnknownSubresources(x.query);
+        String method = x.request.method();
+        QueryString q = x.query;
+        if (x.bucket == null) {
+            if (method.equals("GET")) {
+                BucketOperations.listBuckets(x);
+                return;
+            }
+            throw notAllowed(method);
+        }
+        if (x.key == null) {
+            switch (method) {
+                case "GET" -> {
+                    if (q.has("location")) {
+                        BucketOperations.location(x);
+                    } else if (q.has("uploads")) {
+                        ListOperations.listUploads(x);
+                    } else if ("2".equals(q.get("list-type"))) {
+                        ListOperations.listV2(x);
+                    } else if (q.has("list-type")) {
+                        throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "list-type must be 2");
+                    } else {
+                        ListOperations.listV1(x);
+                    }
+                }
+                case "HEAD" -> BucketOperations.head(x);
+                case "PUT" -> BucketOperations.create(x);
+                case "DELETE" -> BucketOperations.delete(x);
+                case "POST" -> {
+                    if (q.has("delete")) {
+                        BucketOperations.deleteObjects(x);
+                    } else {
+                        throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, "This POST on a bucket is not implemented");
+                    }
+                }
+                default -> throw notAllowed(method);
+            }
+            return;
+        }
+        String uploadId = q.get("uploadId");
+        switch (method) {
+            case "GET" -> {
+                if (uploadId != null) {
+                    ListOperations.listParts(x, uploadId);
+                } else {
+                    ObjectOperations.get(x, false);
+                }
+            }
+            case "HEAD" -> ObjectOperations.get(x, true);
+            case "PUT" -> {
+                boolean copy = x.header("x-amz-copy-source") != null;
+                if (uploadId != null) {
+                    if (copy) {
+                        MultipartOperations.uploadPartCopy(x, uploadId);
+                    } else {
+                        MultipartOperations.uploadPart(x, uploadId);
+                    }
+                } else if (q.has("partNumber")) {
+                    throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "partNumber needs an uploadId");
+                } else if (copy) {
+                    ObjectOperations.copy(x);
+                } else {
+                    ObjectOperations.put(x);
+                }
+            }
+            case "DELETE" -> {
+                if (uploadId != null) {
+                    MultipartOperations.abort(x, uploadId);
+                } else {
+                    ObjectOperations.delete(x);
+                }
+            }
+            case "POST" -> {
+                if (q.has("uploads")) {
+                    MultipartOperations.create(x);
+                } else if (uploadId != null) {
+                    MultipartOperations.complete(x, uploadId);
+                } else {
+                    throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, "This POST on an object is not implemented");
+                }
+            }
+            default -> throw notAllowed(method);
+        }
+    }
+
+    private static S3Exception notAllowed(String method) {
+        return new S3Exception(S3ErrorCode.METHOD_NOT_ALLOWED,
+                "The specified method (" + method + ") is not allowed against this resource");
+    }
+}

@@ -1,0 +1,38 @@
+package org.objrdma.s3.internal.servlet;
+
+import org.osgi.service.metatype.annotations.AttributeDefinition;
+import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+
+/**
+ * Configuration of the S3 gateway, PID {@code org.objrdma.s3}. Checked at activation
+ * ({@link org.objrdma.s3.S3Settings}): a bad value fails the component with a message naming the property.
+ * The HTTP port, TLS and threads are Pax Web's ({@code org.ops4j.pax.web}), not the gateway's.
+ */
+@ObjectClassDefinition(id = "org.objrdma.s3", name = "objrdma S3 gateway",
+        description = "S3 over HTTP (SigV4, aws-chunked) in front of the ObjectStore service.")
+public @interface S3GatewayConfig {
+
+    @AttributeDefinition(name = "Region", description = "The region signatures must be scoped to (the credential's "
+            + "region) and GetBucketLocation reports. Default us-east-1.")
+    String region() default "us-east-1";
+
+    @AttributeDefinition(name = "Virtual-host base domain", description = "Requests whose Host is <bucket>.<domain> "
+            + "are virtual-host style; empty serves path style only. Default empty.")
+    String virtual_host_domain() default "";
+
+    @AttributeDefinition(name = "Clock skew (s)", description = "How far a header-signed request's x-amz-date may be "
+            + "from the server's clock, 1 to 86400. Default 900 (15 minutes, as S3).")
+    long max_clock_skew() default 900L;
+
+    @AttributeDefinition(name = "Largest XML body (bytes)", description = "Largest CompleteMultipartUpload or "
+            + "DeleteObjects body, at least 1024. Default 4194304.")
+    int max_xml_body_bytes() default 4 << 20;
+
+    @AttributeDefinition(name = "Largest object or part (bytes)", description = "Largest PutObject or UploadPart "
+            + "body. Default 5368709120 (5 GiB, as S3).")
+    long max_put_bytes() default 5L << 30;
+
+    @AttributeDefinition(name = "Store filter", description = "LDAP filter selecting the ObjectStore service. "
+            + "Default: any.")
+    String store_target() default "(objectClass=org.objrdma.api.store.ObjectStore)";
+}

@@ -1,0 +1,67 @@
+package org.objrdma.s3.internal.servlet;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import javax.servlet.Servlet;
+import javax.servlet.http.HttpServlet;
+import javax.servlet.http.HttpServletRequest;
+import javax.servlet.http.HttpServletResponse;
+import org.objrdma.api.store.ObjectStore;
+import org.objrdma.s3.S3Gateway;
+import org.objrdma.s3.S3Settings;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardServletPattern;
+import org.osgi.service.metatype.annotations.Designate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The S3 gateway as a servlet on the OSGi HTTP Whiteboard, at the root of Pax Web's default context, so
+ * port, TLS and thread pool are Pax Web's ({@code org.ops4j.pax.web}). Blocking I/O: each request streams
+ * through a 64 KiB copy buffer (GET) or the store's own buffer (PUT), never a whole object on the heap.
+ */
+@Component(name = "org.objrdma.s3", service = Servlet.class, immediate = true,
+        configurationPolicy = ConfigurationPolicy.OPTIONAL)
+@HttpWhiteboardServletPattern("/*")
+@Designate(ocd = S3GatewayConfig.class)
+public final class S3Servlet extends HttpServlet {
+
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(S3Servlet.class);
+
+    @Reference(name = "store")
+    private transient ObjectStore store;
+
+    private transient S3Gateway gateway;
+
+    @Activate
+    void activate(S3GatewayConfig config) {
+        S3Settings settings = settings(config);
+        gateway = new S3Gateway(store, settings, Clock.systemUTC());
+        LOG.info("S3 gateway serving store '{}' at the HTTP Whiteboard root: region {}, {}", store.name(),
+                settings.region(), settings.virtualHostDomain().isEmpty() ? "path style"
+                        : "path and virtual-host style under " + settings.virtualHostDomain());
+    }
+
+    /** @throws IllegalArgumentException naming the bad property */
+    static S3Settings settings(S3GatewayConfig c) {
+        if (c.max_clock_skew() < 1 || c.max_clock_skew() > 86_400) {
+            throw new IllegalArgumentException("max.clock.skew must be 1 to 86400 seconds, was " + c.max_clock_skew());
+        }
+        try {
+            return new S3Settings(c.region(), c.virtual_host_domain(), Duration.ofSeconds(c.max_clock_skew()),
+                    c.max_xml_body_bytes(), c.max_put_bytes());
+        } catch (IllegalArgumentException | NullPointerException e) {
+            throw new IllegalArgumentException("Invalid org.objrdma.s3 configuration: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        gateway.handle(new ServletS3Request(req), new ServletS3Response(resp));
+    }
+}

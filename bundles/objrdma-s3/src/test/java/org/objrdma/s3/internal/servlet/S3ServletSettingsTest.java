@@ -1,0 +1,46 @@
+package org.objrdma.s3.internal.servlet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.annotation.Annotation;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.objrdma.s3.S3Settings;
+
+/** PID org.objrdma.s3: defaults, and each bad value refused naming its property. */
+class S3ServletSettingsTest {
+
+    private static S3GatewayConfig config(String region, String domain, long skew, int xml, long put) {
+        return new S3GatewayConfig() {
+            @Override public Class<? extends Annotation> annotationType() { return S3GatewayConfig.class; }
+            @Override public String region() { return region; }
+            @Override public String virtual_host_domain() { return domain; }
+            @Override public long max_clock_skew() { return skew; }
+            @Override public int max_xml_body_bytes() { return xml; }
+            @Override public long max_put_bytes() { return put; }
+            @Override public String store_target() { return "(objectClass=*)"; }
+        };
+    }
+
+    @Test
+    void defaultsMatchS3() {
+        S3Settings s = S3Servlet.settings(config("us-east-1", "", 900, 4 << 20, 5L << 30));
+        assertEquals(S3Settings.DEFAULTS, s);
+        assertEquals(Duration.ofMinutes(15), s.maxClockSkew());
+    }
+
+    private static String refused(S3GatewayConfig c) {
+        return assertThrows(IllegalArgumentException.class, () -> S3Servlet.settings(c)).getMessage();
+    }
+
+    @Test
+    void badValuesNameTheirProperty() {
+        assertTrue(refused(config("US East", "", 900, 4096, 1)).contains("region"));
+        assertTrue(refused(config("us-east-1", ".example.com", 900, 4096, 1)).contains("virtual.host.domain"));
+        assertTrue(refused(config("us-east-1", "", 0, 4096, 1)).contains("max.clock.skew"));
+        assertTrue(refused(config("us-east-1", "", 900, 10, 1)).contains("max.xml.body.bytes"));
+        assertTrue(refused(config("us-east-1", "", 900, 4096, 0)).contains("max.put.bytes"));
+    }
+}
