@@ -61,6 +61,17 @@ public class S3CountersIT extends ObjRdmaTestSupport {
         }
         assertEquals(requests + 3, telemetry.value(Counter.S3_REQUESTS));
         assertEquals(errors + 3, telemetry.value(Counter.S3_ERRORS));
+        String[] gateway = null;
+        for (String line : executeCommand("rdma:gateway --no-format").split("\\R")) {
+            if (line.startsWith("org.objrdma.s3")) {
+                gateway = java.util.Arrays.stream(line.split("\t")).map(String::strip).toArray(String[]::new);
+            }
+        }
+        org.junit.Assert.assertNotNull("rdma:gateway printed no row", gateway);
+        assertEquals("ACTIVE", gateway[1]);
+        org.junit.Assert.assertTrue(gateway[2], gateway[2].contains(":" + Integer.getInteger(PORT_PROPERTY)));
+        assertEquals(String.valueOf(telemetry.value(Counter.S3_REQUESTS)), gateway[3]);
+        assertEquals(String.valueOf(telemetry.value(Counter.S3_ERRORS)), gateway[4]);
         String stats = executeCommand("rdma:stats --no-format");
         for (String line : stats.split("\\R")) {
             String[] cells = line.split("\t");

@@ -124,7 +124,7 @@ final class TransportBindings {
         return out.toString();
     }
 
-    private static String stateName(int state) {
+    static String stateName(int state) {
         return switch (state) {
             case ComponentConfigurationDTO.ACTIVE -> "ACTIVE";
             case ComponentConfigurationDTO.SATISFIED -> "SATISFIED";
