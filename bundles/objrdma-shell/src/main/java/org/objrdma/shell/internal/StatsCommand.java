@@ -58,7 +58,7 @@ public class StatsCommand implements Action {
                 long delta = e.getValue() - first.getOrDefault(e.getKey(), 0L);
                 if (!nonZero || delta != 0) {
                     table.addRow().addContent(e.getKey().id(), e.getValue(), delta,
-                            String.format("%.1f", delta / seconds));
+                            String.format(java.util.Locale.ROOT, "%.1f", delta / seconds));
                 }
             }
         }
