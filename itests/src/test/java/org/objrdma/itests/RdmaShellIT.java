@@ -394,8 +394,9 @@ public class RdmaShellIT extends ObjRdmaTestSupport {
                 ranked.put(key, original.get(key));
             }
         }
-        ranked.put("bind.address", "127.0.0.1");
         ranked.put("service.ranking", "7"); // what a Karaf .cfg file delivers
+        long serviceId = (Long) bundleContext.getServiceReferences(Transport.class, "(objrdma.transport.name=tcp)")
+                .iterator().next().getProperty(Constants.SERVICE_ID);
         try {
             ca.getConfiguration(pid, null).update(ranked);
             await("tcp published with ranking Integer 7", SERVICE_TIMEOUT, () -> {
@@ -407,7 +408,33 @@ public class RdmaShellIT extends ObjRdmaTestSupport {
                     return false;
                 }
             });
+            ServiceReference<Transport> live = bundleContext.getServiceReferences(Transport.class,
+                    "(objrdma.transport.name=tcp)").iterator().next();
+            assertEquals("a ranking change is applied live, without a restart", serviceId,
+                    live.getProperty(Constants.SERVICE_ID));
             assertEquals("7", rowStartingWith(executeCommand("rdma:transports --no-format"), "tcp")[4]);
+
+            // a bad value: refused (logged naming service.ranking), the running transport keeps ranking 7
+            Hashtable<String, Object> bad = new Hashtable<>(ranked);
+            bad.put("service.ranking", "seven");
+            ca.getConfiguration(pid, null).update(bad);
+            // Config Admin delivers asynchronously: wait for the refusal to be logged, then nothing may have changed
+            await("the refusal logged", SERVICE_TIMEOUT, () -> {
+                try {
+                    return executeCommand("log:display").contains("Configuration of " + pid + " refused");
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+            List<ServiceReference<Transport>> after = new ArrayList<>(bundleContext.getServiceReferences(Transport.class,
+                    "(objrdma.transport.name=tcp)"));
+            assertEquals(1, after.size());
+            assertEquals(serviceId, after.get(0).getProperty(Constants.SERVICE_ID));
+            assertEquals(7, after.get(0).getProperty(Constants.SERVICE_RANKING));
+            assertEquals("7", rowStartingWith(executeCommand("rdma:transports --no-format"), "tcp")[4]);
+            String log = executeCommand("log:display");
+            assertTrue(log, log.contains("Configuration of " + pid + " refused")
+                    && log.contains("service.ranking must be a whole number (an int), was 'seven'"));
         } finally {
             if (original == null) {
                 ca.getConfiguration(pid, null).delete();

@@ -112,6 +112,13 @@ public record TcpSettings(InetAddress bindAddress, int port, InetAddress adverti
                 maxChannels, maxRegions, maxQueueDepth, keyLength, serviceRanking, limits);
     }
 
+    /** The same settings with another service ranking. */
+    public TcpSettings withServiceRanking(int ranking) {
+        return new TcpSettings(bindAddress, port, advertisedAddress, sendBuffer, receiveBuffer, noDelay, frameSize,
+                keepaliveInterval, keepaliveTimeout, rnrWait, handshakeTimeout, regionCloseGrace, shutdownTimeout,
+                maxChannels, maxRegions, maxQueueDepth, keyLength, ranking, limits);
+    }
+
     /** The same settings with another frame size. */
     public TcpSettings withFrameSize(int bytes) {
         return new TcpSettings(bindAddress, port, advertisedAddress, sendBuffer, receiveBuffer, noDelay, bytes,

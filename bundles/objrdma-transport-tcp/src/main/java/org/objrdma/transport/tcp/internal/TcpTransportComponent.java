@@ -22,6 +22,7 @@ import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
@@ -32,9 +33,12 @@ import org.osgi.service.metatype.annotations.Designate;
  * Publishes one {@link TcpTransport} as the {@link Transport} service {@code objrdma.transport.name=tcp},
  * {@code objrdma.transport.level=TCP}, ranked by {@code service.ranking} (0 by default, below verbs).
  *
- * <p>A configuration change deactivates and reactivates the component: the old transport shuts down (its
- * channels flushed, its regions invalidated) and a new one with the new settings is registered. Consumers
- * see an ordinary service swap.
+ * <p>A configuration change is checked first: a bad value is refused with one ERROR line naming the property
+ * and the transport keeps running with its previous settings. A change of {@code service.ranking} alone is
+ * applied live (the registration's properties change, nothing restarts). Any other change restarts the
+ * transport, with one INFO line saying so: the old one is unregistered and shuts down (its channels
+ * flushed, its regions invalidated), then a new one with the new settings is registered. Consumers see an
+ * ordinary service swap.
  *
  * <p>The component registers the service itself ({@code service = {}}) rather than letting SCR publish the
  * component properties: a Karaf {@code .cfg} file delivers {@code service.ranking} as a String, which the
@@ -65,19 +69,58 @@ public final class TcpTransportComponent implements Transport {
             policyOption = ReferencePolicyOption.GREEDY)
     private volatile Telemetry telemetry;
 
-    private TcpTransport transport;
+    private BundleContext context;
+    private volatile TcpTransport transport;
+    private TcpSettings settings;
     private ServiceRegistration<Transport> registration;
 
     @Activate
-    void activate(TcpTransportConfig config, Map<String, Object> properties, BundleContext context) {
-        TcpSettings settings = TcpSettings.from(config, properties.get(Constants.SERVICE_RANKING));
-        try {
-            transport = TcpTransport.start(settings, () -> telemetry);
-        } catch (IOException e) {
-            throw new UncheckedIOException("the TCP transport cannot listen on " + settings.bindAddress()
-                    .getHostAddress() + ":" + settings.port() + ": " + e.getMessage(), e);
-        }
+    void activate(TcpTransportConfig config, Map<String, Object> properties, BundleContext bundleContext) {
+        context = bundleContext;
+        settings = TcpSettings.from(config, properties.get(Constants.SERVICE_RANKING));
+        transport = start(settings);
         registration = context.registerService(Transport.class, this, serviceProperties(properties, settings));
+    }
+
+    @Modified
+    synchronized void modified(TcpTransportConfig config, Map<String, Object> properties) {
+        TcpSettings next;
+        try {
+            next = TcpSettings.from(config, properties.get(Constants.SERVICE_RANKING));
+        } catch (IllegalArgumentException refused) {
+            TcpTransport.LOG.error("Configuration of {} refused, the transport keeps its previous settings: {}", PID,
+                    refused.getMessage());
+            return;
+        }
+        if (next.equals(settings.withServiceRanking(next.serviceRanking()))) {
+            settings = next;
+            registration.setProperties(serviceProperties(properties, next));
+            return;
+        }
+        TcpTransport.LOG.info("Configuration of {} changed: restarting the TCP transport on {}:{} (its channels end, "
+                + "its regions are invalidated)", PID, next.bindAddress().getHostAddress(), next.port());
+        registration.unregister();
+        registration = null;
+        transport.close();
+        TcpSettings previous = settings;
+        try {
+            transport = start(next);
+            settings = next;
+        } catch (UncheckedIOException e) {
+            TcpTransport.LOG.error("{}; {} starts again with its previous settings", e.getMessage(), PID);
+            transport = start(previous);
+        }
+        registration = context.registerService(Transport.class, this,
+                serviceProperties(properties, settings));
+    }
+
+    private TcpTransport start(TcpSettings with) {
+        try {
+            return TcpTransport.start(with, () -> telemetry);
+        } catch (IOException e) {
+            throw new UncheckedIOException("the TCP transport cannot listen on " + with.bindAddress()
+                    .getHostAddress() + ":" + with.port() + ": " + e.getMessage(), e);
+        }
     }
 
     /** The public component properties (no {@code component.*}, no {@code .private}), ranking typed. */
@@ -93,7 +136,7 @@ public final class TcpTransportComponent implements Transport {
     }
 
     @Deactivate
-    void deactivate() {
+    synchronized void deactivate() {
         // consumers let go of the service before its channels and regions are closed under them
         if (registration != null) {
             registration.unregister();
