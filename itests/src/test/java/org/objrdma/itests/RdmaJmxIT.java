@@ -89,11 +89,22 @@ public class RdmaJmxIT extends ObjRdmaTestSupport {
 
     @Test
     public void sessionsMBeanListsAndCancelsAsTheOwner() throws Exception {
-        SessionManager sessions = waitForService(SessionManager.class, null);
         ObjectName on = registered("org.objrdma:type=sessions,name=rc");
-        SessionResult<PrepareResponse> p = sessions.prepare(new PrepareRequest(CAROL, Op.PUT, "/jmx-it/a", 0, 4096, 3,
-                0x53, new EndpointInfo.Tcp(new java.net.InetSocketAddress("127.0.0.1", 9), 0, new byte[16]), null));
-        assertTrue(p.status().toString(), p.status().isOk());
+        // another test's pin reconfigures the session manager: take the instance that is live now
+        java.util.concurrent.atomic.AtomicReference<SessionManager> live = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<SessionResult<PrepareResponse>> prepared =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        await("a live session manager accepting PREPARE", SERVICE_TIMEOUT, () -> {
+            SessionManager candidate = waitForService(SessionManager.class, null);
+            SessionResult<PrepareResponse> r = candidate.prepare(new PrepareRequest(CAROL, Op.PUT, "/jmx-it/a", 0,
+                    4096, 3, 0x53, new EndpointInfo.Tcp(new java.net.InetSocketAddress("127.0.0.1", 9), 0,
+                            new byte[16]), null));
+            live.set(candidate);
+            prepared.set(r);
+            return r.status().isOk();
+        });
+        SessionManager sessions = live.get();
+        SessionResult<PrepareResponse> p = prepared.get();
         String id = p.value().sessionId().hex();
         assertEquals(sessions.snapshot().size(), mbeanServer.getAttribute(on, "Count"));
         String[] lines = (String[]) mbeanServer.getAttribute(on, "Sessions");
