@@ -8,12 +8,17 @@ import javax.servlet.http.HttpServlet;
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
 import org.objrdma.api.store.ObjectStore;
+import org.objrdma.api.telemetry.Counter;
+import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.s3.S3Gateway;
 import org.objrdma.s3.S3Settings;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.osgi.service.http.whiteboard.propertytypes.HttpWhiteboardServletPattern;
 import org.osgi.service.metatype.annotations.Designate;
 import org.slf4j.Logger;
@@ -35,6 +40,10 @@ public final class S3Servlet extends HttpServlet {
 
     @Reference(name = "store")
     private transient ObjectStore store;
+
+    @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private transient volatile Telemetry telemetry;
 
     private transient S3Gateway gateway;
 
@@ -62,6 +71,17 @@ public final class S3Servlet extends HttpServlet {
 
     @Override
     protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
-        gateway.handle(new ServletS3Request(req), new ServletS3Response(resp));
+        try {
+            gateway.handle(new ServletS3Request(req), new ServletS3Response(resp));
+        } finally {
+            // every request once, whatever it answered; an error is any 4xx/5xx the gateway set
+            Telemetry counters = telemetry;
+            if (counters != null) {
+                counters.increment(Counter.S3_REQUESTS);
+                if (resp.getStatus() >= 400) {
+                    counters.increment(Counter.S3_ERRORS);
+                }
+            }
+        }
     }
 }

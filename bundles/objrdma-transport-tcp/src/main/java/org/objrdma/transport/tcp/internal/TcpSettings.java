@@ -112,6 +112,13 @@ public record TcpSettings(InetAddress bindAddress, int port, InetAddress adverti
                 maxChannels, maxRegions, maxQueueDepth, keyLength, serviceRanking, limits);
     }
 
+    /** The same settings with another service ranking. */
+    public TcpSettings withServiceRanking(int ranking) {
+        return new TcpSettings(bindAddress, port, advertisedAddress, sendBuffer, receiveBuffer, noDelay, frameSize,
+                keepaliveInterval, keepaliveTimeout, rnrWait, handshakeTimeout, regionCloseGrace, shutdownTimeout,
+                maxChannels, maxRegions, maxQueueDepth, keyLength, ranking, limits);
+    }
+
     /** The same settings with another frame size. */
     public TcpSettings withFrameSize(int bytes) {
         return new TcpSettings(bindAddress, port, advertisedAddress, sendBuffer, receiveBuffer, noDelay, bytes,
@@ -122,15 +129,13 @@ public record TcpSettings(InetAddress bindAddress, int port, InetAddress adverti
     /**
      * Validates {@code config}.
      *
-     * @param rawRanking the raw {@code service.ranking} property as Config Admin delivered it, or null
+     * @param rawRanking the raw {@code service.ranking} property as Config Admin delivered it, or null: an
+     *                   Integer (a typed {@code .config} file or a caller), another whole number in int range,
+     *                   or a String holding one (a Karaf {@code .cfg} file gives strings)
      * @throws IllegalArgumentException naming the first bad property
      */
     public static TcpSettings from(TcpTransportConfig config, Object rawRanking) {
-        if (rawRanking != null && !(rawRanking instanceof Integer)) {
-            throw new IllegalArgumentException("service.ranking must be an Integer, was "
-                    + rawRanking.getClass().getSimpleName() + " '" + rawRanking + "' (a Karaf .cfg file gives "
-                    + "strings; use a typed .config file: service.ranking=I\"" + rawRanking + "\")");
-        }
+        int ranking = rawRanking == null ? config.service_ranking() : ranking(rawRanking);
         InetAddress bind = parseAddress("bind.address", config.bind_address());
         InetAddress advertised;
         String adv = config.advertised_address() == null ? "" : config.advertised_address().trim();
@@ -152,7 +157,7 @@ public record TcpSettings(InetAddress bindAddress, int port, InetAddress adverti
                 millis("region.close.grace.ms", config.region_close_grace_ms()),
                 millis("shutdown.timeout.ms", config.shutdown_timeout_ms()),
                 config.max_channels(), config.max_regions(), config.max_queue_depth(), config.key_length(),
-                rawRanking == null ? config.service_ranking() : (Integer) rawRanking,
+                ranking,
                 new PeerLimits(config.max_grants_per_channel(), config.writer_queue_frames(),
                         config.writer_queue_bytes(), config.max_pending_handshakes(),
                         config.max_pending_handshakes_per_address(), config.max_connections()));
@@ -161,6 +166,29 @@ public record TcpSettings(InetAddress bindAddress, int port, InetAddress adverti
     /** The socket address peers dial for an agent listening on {@code port}. */
     InetSocketAddress advertisedSocketAddress(int boundPort) {
         return new InetSocketAddress(advertisedAddress, boundPort);
+    }
+
+    /** {@code service.ranking} as an int, from whatever type the configuration carried. */
+    static int ranking(Object raw) {
+        if (raw instanceof Integer i) {
+            return i;
+        }
+        if (raw instanceof Long || raw instanceof Short || raw instanceof Byte) {
+            long value = ((Number) raw).longValue();
+            require(value >= Integer.MIN_VALUE && value <= Integer.MAX_VALUE, "service.ranking", raw,
+                    "must fit an int");
+            return (int) value;
+        }
+        if (raw instanceof String text) {
+            try {
+                return Integer.parseInt(text.strip());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("service.ranking must be a whole number (an int), was '"
+                        + text + "'", e);
+            }
+        }
+        throw new IllegalArgumentException("service.ranking must be a whole number (an int), was "
+                + raw.getClass().getSimpleName() + " '" + raw + "'");
     }
 
     private static Duration millis(String name, long value) {

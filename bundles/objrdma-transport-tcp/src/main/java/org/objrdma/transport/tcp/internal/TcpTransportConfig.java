@@ -116,7 +116,7 @@ public @interface TcpTransportConfig {
     int max_connections() default 1024;
 
     @AttributeDefinition(name = "Service ranking", description = "service.ranking of the Transport service; "
-            + "the verbs transport uses 100, so TCP is chosen only where no NIC is. Must be an Integer (a "
-            + "Karaf .cfg file gives strings: use a typed .config file, service.ranking=I\"5\").")
+            + "the verbs transport uses 100, so TCP is chosen only where no NIC is. A whole number in int range; "
+            + "the string a Karaf .cfg file gives (service.ranking = 5) is parsed and published as an Integer.")
     int service_ranking() default 0;
 }

@@ -116,10 +116,36 @@ class TcpSettingsTest {
     }
 
     @Test
-    void rankingMustBeAnInteger() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> TcpSettings.from(TcpSettings.defaultConfig(), "5"));
-        assertTrue(e.getMessage().contains("service.ranking"), e.getMessage());
+    void rankingFromACfgStringOrAnyWholeNumber() {
+        assertEquals(5, TcpSettings.from(TcpSettings.defaultConfig(), "5").serviceRanking());
+        assertEquals(-3, TcpSettings.from(TcpSettings.defaultConfig(), " -3 ").serviceRanking());
         assertEquals(5, TcpSettings.from(TcpSettings.defaultConfig(), 5).serviceRanking());
+        assertEquals(9, TcpSettings.from(TcpSettings.defaultConfig(), 9L).serviceRanking());
+        assertEquals(0, TcpSettings.from(TcpSettings.defaultConfig(), null).serviceRanking());
+    }
+
+    @Test
+    void rankingThatIsNoIntIsRefusedNamingTheProperty() {
+        for (Object bad : new Object[] {"five", "5.5", "", 1L << 40, 2.0d, Boolean.TRUE}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> TcpSettings.from(TcpSettings.defaultConfig(), bad));
+            assertTrue(e.getMessage().startsWith("service.ranking"), e.getMessage());
+        }
+    }
+
+    @Test
+    void servicePropertiesCarryTheRankingAsAnIntegerAndDropComponentProperties() {
+        java.util.Map<String, Object> component = new java.util.HashMap<>();
+        component.put("service.ranking", "7");
+        component.put("component.id", 3L);
+        component.put("component.name", TcpTransportComponent.PID);
+        component.put(".hidden", "x");
+        component.put("objrdma.transport.name", "tcp");
+        component.put("port", "0");
+        TcpSettings settings = TcpSettings.from(TcpSettings.defaultConfig(), component.get("service.ranking"));
+        var published = TcpTransportComponent.serviceProperties(component, settings);
+        assertEquals(Integer.valueOf(7), published.get("service.ranking"));
+        assertEquals("tcp", published.get("objrdma.transport.name"));
+        assertEquals(java.util.Set.of("service.ranking", "objrdma.transport.name", "port"), published.keySet());
     }
 }

@@ -1,0 +1,41 @@
+package org.objrdma.shell.internal;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import javax.management.DynamicMBean;
+import javax.management.NotCompliantMBeanException;
+import javax.management.StandardMBean;
+
+import org.objrdma.api.telemetry.Counter;
+import org.objrdma.api.telemetry.TelemetryView;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+
+/** Publishes {@link TelemetryMXBean} through the JMX whiteboard. */
+@Component(service = DynamicMBean.class, property = "jmx.objectname=org.objrdma:type=telemetry,name=counters")
+public final class TelemetryJmx extends StandardMBean implements TelemetryMXBean {
+
+    @Reference
+    private TelemetryView telemetry;
+
+    public TelemetryJmx() throws NotCompliantMBeanException {
+        super(TelemetryMXBean.class, true);
+    }
+
+    @Override
+    public Map<String, Long> getCounters() {
+        Map<String, Long> out = new LinkedHashMap<>();
+        telemetry.snapshot().forEach((counter, value) -> out.put(counter.id(), value));
+        return out;
+    }
+
+    @Override
+    public long value(String id) {
+        Counter counter = Counter.fromId(id);
+        if (counter == null) {
+            throw new IllegalArgumentException("id: no counter '" + id + "'");
+        }
+        return telemetry.value(counter);
+    }
+}

@@ -1,0 +1,178 @@
+package org.objrdma.itests;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+
+import java.lang.management.ManagementFactory;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import javax.management.openmbean.CompositeData;
+import javax.management.openmbean.TabularData;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.objrdma.api.PrincipalId;
+import org.objrdma.api.session.Op;
+import org.objrdma.api.session.PrepareRequest;
+import org.objrdma.api.session.PrepareResponse;
+import org.objrdma.api.session.SessionManager;
+import org.objrdma.api.session.SessionResult;
+import org.objrdma.api.staging.StagingLease;
+import org.objrdma.api.staging.StagingPool;
+import org.objrdma.api.staging.StagingStats;
+import org.objrdma.api.telemetry.Counter;
+import org.objrdma.api.telemetry.TelemetryView;
+import org.objrdma.api.transport.EndpointInfo;
+import org.objrdma.api.transport.Transport;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.osgi.framework.Constants;
+import org.osgi.framework.ServiceReference;
+import org.osgi.service.cm.ConfigurationAdmin;
+
+/**
+ * The org.objrdma MBeans, read from the MBean server Karaf's JMX whiteboard registered them in, each
+ * against the service it reports in the same test; an operation changes what the service then shows.
+ */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+public class RdmaJmxIT extends ObjRdmaTestSupport {
+    private static final PrincipalId CAROL = PrincipalId.fromCanonical("jmx-it:carol");
+
+    /** Karaf's management locates the platform MBean server; the JMX whiteboard registers into it. */
+    private final MBeanServer mbeanServer = ManagementFactory.getPlatformMBeanServer();
+
+    @Configuration
+    public Option[] config() {
+        return baseOptions();
+    }
+
+    private ObjectName registered(String name) throws Exception {
+        ObjectName on = new ObjectName(name);
+        await(name + " registered", SERVICE_TIMEOUT, () -> mbeanServer.isRegistered(on));
+        return on;
+    }
+
+    private static Map<Object, Object> map(Object tabular) {
+        Map<Object, Object> out = new TreeMap<>();
+        for (Object row : ((TabularData) tabular).values()) {
+            CompositeData c = (CompositeData) row;
+            out.put(c.get("key"), c.get("value"));
+        }
+        return out;
+    }
+
+    @Test
+    public void poolMBeanMatchesStatsWithALeaseOut() throws Exception {
+        StagingPool pool = waitForService(StagingPool.class, null);
+        ObjectName on = registered("org.objrdma:type=pool,name=staging");
+        try (StagingLease lease = pool.borrow(4096, CAROL, "jmx-it")) {
+            StagingStats stats = pool.stats();
+            assertEquals(stats.borrowed(), mbeanServer.getAttribute(on, "Lent"));
+            assertTrue(stats.borrowed() >= 1);
+            assertEquals(stats.bytesBorrowed(), mbeanServer.getAttribute(on, "BytesLent"));
+            assertEquals(pool.maxBufferSize(), mbeanServer.getAttribute(on, "MaxBufferSize"));
+            Map<Object, Object> lent = map(mbeanServer.getAttribute(on, "ClassesLent"));
+            for (StagingStats.SizeClass c : stats.classes()) {
+                assertEquals(c.borrowed(), lent.get(c.bufferSize()));
+            }
+            assertTrue(lease.size() >= 4096);
+        }
+        assertEquals(0L, mbeanServer.getAttribute(on, "Lent"));
+    }
+
+    @Test
+    public void sessionsMBeanListsAndCancelsAsTheOwner() throws Exception {
+        ObjectName on = registered("org.objrdma:type=sessions,name=rc");
+        // another test's pin reconfigures the session manager: take the instance that is live now
+        java.util.concurrent.atomic.AtomicReference<SessionManager> live = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<SessionResult<PrepareResponse>> prepared =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        await("a live session manager accepting PREPARE", SERVICE_TIMEOUT, () -> {
+            SessionManager candidate = waitForService(SessionManager.class, null);
+            SessionResult<PrepareResponse> r = candidate.prepare(new PrepareRequest(CAROL, Op.PUT, "/jmx-it/a", 0,
+                    4096, 3, 0x53, new EndpointInfo.Tcp(new java.net.InetSocketAddress("127.0.0.1", 9), 0,
+                            new byte[16]), null));
+            live.set(candidate);
+            prepared.set(r);
+            return r.status().isOk();
+        });
+        SessionManager sessions = live.get();
+        SessionResult<PrepareResponse> p = prepared.get();
+        String id = p.value().sessionId().hex();
+        assertEquals(sessions.snapshot().size(), mbeanServer.getAttribute(on, "Count"));
+        String[] lines = (String[]) mbeanServer.getAttribute(on, "Sessions");
+        assertTrue(List.of(lines).stream().anyMatch(l -> l.startsWith(id + "\t" + "PUT\t/jmx-it/a\t")));
+        String wrongOwner = (String) mbeanServer.invoke(on, "cancel",
+                new Object[] {id, PrincipalId.fromCanonical("jmx-it:mallory").toHex()},
+                new String[] {String.class.getName(), String.class.getName()});
+        assertTrue(wrongOwner, !wrongOwner.equals("OK"));
+        assertTrue(sessions.snapshot().stream().anyMatch(s -> s.sessionId().hex().equals(id)));
+        assertEquals("OK", mbeanServer.invoke(on, "cancel", new Object[] {id, CAROL.toHex()},
+                new String[] {String.class.getName(), String.class.getName()}));
+        await("the session gone", SERVICE_TIMEOUT,
+                () -> sessions.snapshot().stream().noneMatch(s -> s.sessionId().hex().equals(id)));
+    }
+
+    @Test
+    public void telemetryMBeanReadsEveryCounterAndMoves() throws Exception {
+        TelemetryView telemetry = waitForService(TelemetryView.class, null);
+        StagingPool pool = waitForService(StagingPool.class, null);
+        ObjectName on = registered("org.objrdma:type=telemetry,name=counters");
+        Map<Object, Object> counters = map(mbeanServer.getAttribute(on, "Counters"));
+        for (Counter c : Counter.values()) {
+            assertTrue(c.id(), counters.containsKey(c.id()));
+        }
+        long before = (Long) mbeanServer.invoke(on, "value", new Object[] {Counter.STAGING_BORROWS.id()},
+                new String[] {String.class.getName()});
+        pool.borrow(4096, CAROL, "jmx-it-telemetry").close();
+        long after = (Long) mbeanServer.invoke(on, "value", new Object[] {Counter.STAGING_BORROWS.id()},
+                new String[] {String.class.getName()});
+        assertTrue(after > before);
+        assertTrue(after <= telemetry.value(Counter.STAGING_BORROWS));
+        try {
+            mbeanServer.invoke(on, "value", new Object[] {"no.such.counter"}, new String[] {String.class.getName()});
+            fail("an unknown counter id must be refused");
+        } catch (Exception e) {
+            Throwable cause = e;
+            while (cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            assertTrue(String.valueOf(cause.getMessage()), String.valueOf(cause.getMessage()).contains("no.such.counter"));
+        }
+    }
+
+    @Test
+    public void transportsMBeanMatchesTheRegistryAndPinsThroughConfigAdmin() throws Exception {
+        waitForService(Transport.class, "(objrdma.transport.name=tcp)");
+        waitForService(SessionManager.class, null);
+        ObjectName on = registered("org.objrdma:type=transports,name=registry");
+        Map<Object, Object> transports = map(mbeanServer.getAttribute(on, "Transports"));
+        for (ServiceReference<Transport> ref : bundleContext.getServiceReferences(Transport.class, null)) {
+            String row = (String) transports.get(ref.getProperty(Transport.PROPERTY_NAME));
+            assertTrue(row, row.endsWith("\t" + ref.getProperty(Constants.SERVICE_ID)));
+        }
+        await("the session manager bound", SERVICE_TIMEOUT, () -> {
+            try {
+                return String.valueOf(map(mbeanServer.getAttribute(on, "Bindings")).get("org.objrdma.session.transport"))
+                        .startsWith("tcp#");
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        ConfigurationAdmin ca = waitForService(ConfigurationAdmin.class, null);
+        String pinned = (String) mbeanServer.invoke(on, "pin", new Object[] {"org.objrdma.session", "tcp"},
+                new String[] {String.class.getName(), String.class.getName()});
+        Object target = ca.getConfiguration("org.objrdma.session", null).getProperties().get("transport.target");
+        assertTrue(pinned, pinned.contains(String.valueOf(target)));
+        assertEquals("(objrdma.transport.name=tcp)", target); // the session manager declares no target itself
+        mbeanServer.invoke(on, "unpin", new Object[] {"org.objrdma.session"}, new String[] {String.class.getName()});
+        assertEquals(null, ca.getConfiguration("org.objrdma.session", null).getProperties().get("transport.target"));
+    }
+}

@@ -1,0 +1,83 @@
+package org.objrdma.itests;
+
+import static org.junit.Assert.assertEquals;
+import static org.ops4j.pax.exam.karaf.options.KarafDistributionOption.editConfigurationFilePut;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import javax.servlet.Servlet;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.objrdma.api.store.ObjectStore;
+import org.objrdma.api.telemetry.Counter;
+import org.objrdma.api.telemetry.TelemetryView;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+
+/**
+ * The gateway's counters move with real HTTP requests: S3_REQUESTS once per request, S3_ERRORS once per
+ * error answer (an unsigned request is 403 AccessDenied), both read back through rdma:stats too.
+ */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+public class S3CountersIT extends ObjRdmaTestSupport {
+    private static final String PORT_PROPERTY = "objrdma.it.http.port";
+
+    @Configuration
+    public Option[] config() {
+        int port = freePort();
+        return options(
+                editConfigurationFilePut("etc/org.ops4j.pax.web.cfg", "org.osgi.service.http.port", String.valueOf(port)),
+                org.ops4j.pax.exam.CoreOptions.systemProperty(PORT_PROPERTY).value(String.valueOf(port)));
+    }
+
+    @Test
+    public void everyRequestCountsAndEveryErrorAnswerCountsOnce() throws Exception {
+        waitForService(ObjectStore.class, null);
+        waitForService(Servlet.class, "(component.name=org.objrdma.s3)");
+        TelemetryView telemetry = waitForService(TelemetryView.class, null);
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        URI uri = URI.create("http://127.0.0.1:" + Integer.getInteger(PORT_PROPERTY) + "/some-bucket");
+        // the whiteboard may take a moment to serve the servlet after its registration
+        await("the gateway answering", SERVICE_TIMEOUT, () -> {
+            try {
+                return http.send(HttpRequest.newBuilder(uri).GET().build(), HttpResponse.BodyHandlers.discarding())
+                        .statusCode() >= 400;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        long requests = telemetry.value(Counter.S3_REQUESTS);
+        long errors = telemetry.value(Counter.S3_ERRORS);
+        for (int i = 0; i < 3; i++) {
+            org.junit.Assert.assertTrue(http.send(HttpRequest.newBuilder(uri).GET().build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode() >= 400);
+        }
+        assertEquals(requests + 3, telemetry.value(Counter.S3_REQUESTS));
+        assertEquals(errors + 3, telemetry.value(Counter.S3_ERRORS));
+        String[] gateway = null;
+        for (String line : executeCommand("rdma:gateway --no-format").split("\\R")) {
+            if (line.startsWith("org.objrdma.s3")) {
+                gateway = java.util.Arrays.stream(line.split("\t")).map(String::strip).toArray(String[]::new);
+            }
+        }
+        org.junit.Assert.assertNotNull("rdma:gateway printed no row", gateway);
+        assertEquals("ACTIVE", gateway[1]);
+        org.junit.Assert.assertTrue(gateway[2], gateway[2].contains(":" + Integer.getInteger(PORT_PROPERTY)));
+        assertEquals(String.valueOf(telemetry.value(Counter.S3_REQUESTS)), gateway[3]);
+        assertEquals(String.valueOf(telemetry.value(Counter.S3_ERRORS)), gateway[4]);
+        String stats = executeCommand("rdma:stats --no-format");
+        for (String line : stats.split("\\R")) {
+            String[] cells = line.split("\t");
+            if (cells[0].strip().equals(Counter.S3_ERRORS.id())) {
+                assertEquals(telemetry.value(Counter.S3_ERRORS), Long.parseLong(cells[1].strip()));
+            }
+        }
+    }
+}
