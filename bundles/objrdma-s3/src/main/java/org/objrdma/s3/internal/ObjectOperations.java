@@ -101,7 +101,7 @@ final class ObjectOperations {
      * The range of part {@code partNumber}. The store SPI does not expose part boundaries of a completed
      * multipart object, so only part 1 of a single-put object (the whole object) can be served.
      */
-    private static Optional<ByteRange> partRange(Exchange x, ObjectInfo info, String partNumber) throws S3Exception {
+    static Optional<ByteRange> partRange(Exchange x, ObjectInfo info, String partNumber) throws S3Exception {
         int n = x.intParam("partNumber", 1, 1, org.objrdma.api.store.StoreLimits.MAX_PART_NUMBER);
         if (info.partsCount() > 0) {
             throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED,
@@ -113,7 +113,7 @@ final class ObjectOperations {
         return Optional.empty();
     }
 
-    private static void checkVersion(Exchange x) throws S3Exception {
+    static void checkVersion(Exchange x) throws S3Exception {
         String v = x.query.get("versionId");
         if (v != null && !v.equals("null")) {
             throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "Invalid version id specified (versioning is not supported)");
