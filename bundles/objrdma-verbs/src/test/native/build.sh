@@ -6,6 +6,7 @@
 #   OUTDIR/libsoftverbs.so   the same library under its own name (for FFM libraryLookup by path)
 #   OUTDIR/layout            struct/enum layout dumper (name=value lines)
 #   OUTDIR/softverbs_test    C test of the shim (rpath -> OUTDIR)
+#   OUTDIR/softverbs_xp_test C test of the shim across two processes (rpath -> OUTDIR)
 #
 # and runs check_symbols.sh on the result.  Needs gcc (or $CC), the
 # libibverbs-dev headers and binutils; no RDMA hardware or kernel support.
@@ -37,7 +38,7 @@ WARN="-Wall -Wextra"
 echo "build.sh: shim -> $out/libibverbs.so.1"
 "$CC" $CFLAGS $WARN -shared -fPIC -fvisibility=hidden -pthread \
 	-Wl,-soname,libibverbs.so.1 -Wl,--version-script="$here/softverbs.map" -Wl,--no-undefined \
-	-o "$out/libibverbs.so.1" "$here/softverbs.c"
+	-o "$out/libibverbs.so.1" "$here/softverbs.c" "$here/softverbs_stubs.c"
 ln -sf libibverbs.so.1 "$out/libibverbs.so"
 ln -sf libibverbs.so.1 "$out/libsoftverbs.so"
 
@@ -46,6 +47,10 @@ echo "build.sh: layout dumper -> $out/layout"
 
 echo "build.sh: test -> $out/softverbs_test"
 "$CC" $CFLAGS $WARN -pthread -o "$out/softverbs_test" "$here/softverbs_test.c" \
+	-L"$out" -libverbs -Wl,-rpath,"$out"
+
+echo "build.sh: two-process test -> $out/softverbs_xp_test"
+"$CC" $CFLAGS $WARN -o "$out/softverbs_xp_test" "$here/softverbs_xp_test.c" \
 	-L"$out" -libverbs -Wl,-rpath,"$out"
 
 sh "$here/check_symbols.sh" "$out/libibverbs.so.1"

@@ -197,6 +197,7 @@ struct sv_qp {
 	 * that never signals therefore runs into ENOMEM, exactly as on hardware.
 	 */
 	uint64_t sq_posted, sq_retired;
+	int peer_remote;                           /* dest_qp_num is served by another process */
 };
 
 /*
@@ -220,6 +221,7 @@ struct sv_op {
 	uint64_t bind_addr, bind_length;
 	unsigned int bind_access;
 	uint32_t invalidate_rkey;                  /* IBV_WR_LOCAL_INV */
+	int remote;                                /* the peer QP is in another process (softverbs_fabric.c) */
 	int num_sge;
 	uint32_t inline_len;
 	struct timespec due;                       /* deferred: not before this time */
@@ -506,6 +508,7 @@ static void qp_reset(struct sv_qp *qp)
 	qp->rq_head = qp->rq_count = 0;
 	qp->sq_posted = qp->sq_retired = 0;
 	memset(&qp->attr, 0, sizeof(qp->attr));
+	qp->peer_remote = 0;
 	qp->state = IBV_QPS_RESET;
 }
 
@@ -549,10 +552,13 @@ static void complete_send(struct sv_qp *qp, const struct sv_op *op,
 	cq_push(qp->scq, &wc, qp, op->seq, 0);
 }
 
-/* Receive completion on the responder. */
-static void complete_recv(struct sv_qp *rq, uint64_t wr_id, enum ibv_wc_status st,
-			  enum ibv_wc_opcode opc, uint32_t len, const struct sv_op *op,
-			  int with_imm)
+/* Receive completion on the responder.  The requester is named by QPN only,
+ * because across processes (softverbs_fabric.c) there is no sv_qp for it. */
+enum { RECV_WITH_IMM = 1, RECV_SOLICITED = 2 };
+
+static void complete_recv_from(struct sv_qp *rq, uint64_t wr_id, enum ibv_wc_status st,
+			       enum ibv_wc_opcode opc, uint32_t len, uint32_t src_qpn,
+			       uint32_t imm, int flags)
 {
 	struct ibv_wc wc = {
 		.wr_id = wr_id,
@@ -560,14 +566,23 @@ static void complete_recv(struct sv_qp *rq, uint64_t wr_id, enum ibv_wc_status s
 		.opcode = opc,
 		.byte_len = len,
 		.qp_num = rq->ibv.qp_num,
-		.src_qp = op->qp->ibv.qp_num,
+		.src_qp = src_qpn,
 		.slid = SV_LID,
 	};
-	if (with_imm && st == IBV_WC_SUCCESS) {
+	if ((flags & RECV_WITH_IMM) && st == IBV_WC_SUCCESS) {
 		wc.wc_flags = IBV_WC_WITH_IMM;
-		wc.imm_data = op->imm;
+		wc.imm_data = imm;
 	}
-	cq_push(rq->rcq, &wc, rq, 0, (op->send_flags & IBV_SEND_SOLICITED) != 0);
+	cq_push(rq->rcq, &wc, rq, 0, (flags & RECV_SOLICITED) != 0);
+}
+
+static void complete_recv(struct sv_qp *rq, uint64_t wr_id, enum ibv_wc_status st,
+			  enum ibv_wc_opcode opc, uint32_t len, const struct sv_op *op,
+			  int with_imm)
+{
+	complete_recv_from(rq, wr_id, st, opc, len, op->qp->ibv.qp_num, op->imm,
+			   (with_imm ? RECV_WITH_IMM : 0) |
+			   ((op->send_flags & IBV_SEND_SOLICITED) ? RECV_SOLICITED : 0));
 }
 
 /* Resolve an rkey range on the responder, or report REM_ACCESS_ERR. */
@@ -647,14 +662,18 @@ static enum ibv_wc_status do_local_inv(struct sv_qp *qp, const struct sv_op *op)
 	return IBV_WC_SUCCESS;
 }
 
-/* SEND / SEND_WITH_IMM: consume the responder's oldest posted receive. */
-static enum ibv_wc_status do_send(struct sv_op *op, struct sv_qp *rq, void **lp, uint32_t len)
+/*
+ * Take the responder's oldest posted receive for a message of len bytes:
+ * map its SGEs (rp[], host pointers) or fail the way the spec says.  On a
+ * receive-side error the receive completes in error and the responder QP
+ * goes to ERR; the return value is then what the requester sees.
+ */
+static enum ibv_wc_status recv_claim(struct sv_qp *rq, uint32_t len, uint32_t src_qpn,
+				     uint64_t *wr_id, struct ibv_sge **rsp, int *nsge, void **rp)
 {
 	struct sv_rwqe *w;
 	struct ibv_sge *rs;
-	void *rp[SV_MAX_SGE];
 	uint64_t room = 0;
-	int with_imm = op->opcode == IBV_WR_SEND_WITH_IMM;
 
 	if (!rq->rq_count)
 		return IBV_WC_RNR_RETRY_EXC_ERR;  /* no receive posted, retries exhausted */
@@ -662,12 +681,13 @@ static enum ibv_wc_status do_send(struct sv_op *op, struct sv_qp *rq, void **lp,
 	rs = &rq->rq_sge[(size_t)rq->rq_head * rq->init.cap.max_recv_sge];
 	rq->rq_head = (rq->rq_head + 1) % rq->init.cap.max_recv_wr;
 	rq->rq_count--;
+	*wr_id = w->wr_id;
 
 	for (int i = 0; i < w->num_sge; i++) {
 		struct sv_mr *mr = rs[i].length ? find_mr_lkey(rs[i].lkey) : NULL;
 		if (rs[i].length && (!mr || mr->pd != rq->pd || !(mr->access & IBV_ACCESS_LOCAL_WRITE) ||
 				     !mr_covers(mr, rs[i].addr, rs[i].length))) {
-			complete_recv(rq, w->wr_id, IBV_WC_LOC_PROT_ERR, IBV_WC_RECV, 0, op, 0);
+			complete_recv_from(rq, w->wr_id, IBV_WC_LOC_PROT_ERR, IBV_WC_RECV, 0, src_qpn, 0, 0);
 			qp_to_err(rq);
 			return IBV_WC_REM_OP_ERR;
 		}
@@ -675,16 +695,33 @@ static enum ibv_wc_status do_send(struct sv_op *op, struct sv_qp *rq, void **lp,
 		room += rs[i].length;
 	}
 	if (len > room) {
-		complete_recv(rq, w->wr_id, IBV_WC_LOC_LEN_ERR, IBV_WC_RECV, 0, op, 0);
+		complete_recv_from(rq, w->wr_id, IBV_WC_LOC_LEN_ERR, IBV_WC_RECV, 0, src_qpn, 0, 0);
 		qp_to_err(rq);
 		return IBV_WC_REM_INV_REQ_ERR;
 	}
+	*rsp = rs;
+	*nsge = w->num_sge;
+	return IBV_WC_SUCCESS;
+}
+
+/* SEND / SEND_WITH_IMM: consume the responder's oldest posted receive. */
+static enum ibv_wc_status do_send(struct sv_op *op, struct sv_qp *rq, void **lp, uint32_t len)
+{
+	struct ibv_sge *rs;
+	void *rp[SV_MAX_SGE];
+	uint64_t wr_id;
+	int nsge;
+	int with_imm = op->opcode == IBV_WR_SEND_WITH_IMM;
+	enum ibv_wc_status st = recv_claim(rq, len, op->qp->ibv.qp_num, &wr_id, &rs, &nsge, rp);
+
+	if (st != IBV_WC_SUCCESS)
+		return st;
 
 	/* Scatter the message across the receive SGEs, piece by piece. */
 	const unsigned char *in = (op->send_flags & IBV_SEND_INLINE) ? op->inline_data : NULL;
 	int li = 0;
 	uint32_t loff = 0, left = len;
-	for (int i = 0; i < w->num_sge && left; i++) {
+	for (int i = 0; i < nsge && left; i++) {
 		uint32_t roff = 0;
 		while (roff < rs[i].length && left) {
 			uint32_t chunk, avail;
@@ -705,9 +742,11 @@ static enum ibv_wc_status do_send(struct sv_op *op, struct sv_qp *rq, void **lp,
 			if (!in) loff += chunk;
 		}
 	}
-	complete_recv(rq, w->wr_id, IBV_WC_SUCCESS, IBV_WC_RECV, len, op, with_imm);
+	complete_recv(rq, wr_id, IBV_WC_SUCCESS, IBV_WC_RECV, len, op, with_imm);
 	return IBV_WC_SUCCESS;
 }
+
+#include "softverbs_fabric.c"
 
 /*
  * Execute one send WR: validate, move the bytes, post completions.  Called
@@ -753,6 +792,12 @@ static void sv_execute(struct sv_op *op)
 			}
 			lp[i] = mr_host(mr, op->sge[i].addr);
 		}
+	}
+
+	/* The peer is in another process: its service checks and answers (worker only). */
+	if (op->remote) {
+		st = fab_execute(op, lp, len);
+		goto done;
 	}
 
 	/* RC connection: both ends must name each other and be able to receive. */
@@ -1139,14 +1184,20 @@ static int sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_
 			err = ENOMEM;  /* send queue full */
 			break;
 		}
-		/* Once anything is queued, later WRs queue too, so order is kept. */
-		if (g_deferred || g_q_head) {
+		/* A QP of another process: learned at RTR, or now if it appeared since. */
+		if (!find_qp(qp->attr.dest_qp_num) && !qp->peer_remote)
+			qp->peer_remote = fab_owner(qp->attr.dest_qp_num) != 0;
+		/* Once anything is queued, later WRs queue too, so order is kept; a
+		 * WR for another process always goes to the worker, so post_send never
+		 * waits for that process. */
+		if (g_deferred || g_q_head || qp->peer_remote) {
 			size_t sz = sizeof(*op) + sizeof(struct ibv_sge) * (size_t)wr->num_sge + inl;
 			if (!(op = malloc(sz))) {
 				err = ENOMEM;
 				break;
 			}
 			fill_op(op, qp, wr, inl);
+			op->remote = qp->peer_remote && !find_qp(qp->attr.dest_qp_num);
 			if (worker_ensure()) {
 				free(op);
 				err = ENOMEM;
@@ -1280,6 +1331,8 @@ SV_API struct ibv_context *ibv_open_device(struct ibv_device *dev)
 	list_init(&ctx->qps); list_init(&ctx->chans); list_init(&ctx->mws);
 	lock();
 	read_env();
+	if (list_empty(&g_ctxs))
+		fab_start();  /* the first context joins the fabric */
 	list_add_tail(&g_ctxs, &ctx->link);
 	unlock();
 	return &ctx->ibv;
@@ -1326,8 +1379,10 @@ SV_API int ibv_close_device(struct ibv_context *ibctx)
 	}
 	list_del(&ctx->link);
 	/* Last context gone: nothing can be queued any more, stop the worker. */
-	if (list_empty(&g_ctxs))
+	if (list_empty(&g_ctxs)) {
 		worker_stop();
+		fab_stop();
+	}
 	unlock();
 	if (ctx->ibv.async_fd >= 0)
 		close(ctx->ibv.async_fd);
@@ -1341,6 +1396,7 @@ __attribute__((destructor)) static void sv_fini(void)
 {
 	lock();
 	worker_stop();
+	fab_exit();
 	unlock();
 }
 
@@ -1982,12 +2038,9 @@ SV_API struct ibv_qp *ibv_create_qp(struct ibv_pd *ibpd, struct ibv_qp_init_attr
 	pthread_cond_init(&qp->ibv.cond, NULL);
 	lock();
 	qp->ibv.handle = g_next_handle++;
-	do {  /* 24-bit QPNs, never 0 or 1, never one in use */
-		qp->ibv.qp_num = g_next_qpn;
-		g_next_qpn = (g_next_qpn + 1) & 0xffffff;
-		if (g_next_qpn < SV_QPN_FIRST)
-			g_next_qpn = SV_QPN_FIRST;
-	} while (find_qp(qp->ibv.qp_num));
+	/* 24-bit QPNs, never 0 or 1, unique on the fabric */
+	qp->ibv.qp_num = fab_alloc_qpn();
+	fab_publish_qp(qp->ibv.qp_num);
 	qp->hnext = g_qp_hash[qp->ibv.qp_num % SV_HASH];
 	g_qp_hash[qp->ibv.qp_num % SV_HASH] = qp;
 	qp->pd->users++;
@@ -2117,6 +2170,8 @@ SV_API int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask)
 	else if (nxt == IBV_QPS_ERR)
 		qp_to_err(qp);
 	qp->state = nxt;
+	if (nxt == IBV_QPS_RTR)
+		qp->peer_remote = fab_connect_peer(qp);
 	/* libibverbs caches the new state in ibv_qp.state on success. */
 	if (mask & IBV_QP_STATE)
 		ibqp->state = nxt;
@@ -2145,6 +2200,8 @@ SV_API int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask,
 
 static void free_qp(struct sv_qp *qp)
 {
+	fab_quiesce_qp(qp);
+	fab_unpublish_qp(qp->ibv.qp_num);
 	mw_unbind_qp(qp);
 	queue_remove_qp(qp);
 	cq_purge(qp->scq, qp);

@@ -1,18 +1,12 @@
 package org.objrdma.itests;
 
-import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
-import java.io.File;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import javax.management.MBeanServerConnection;
@@ -34,59 +28,31 @@ import org.junit.Test;
 public class DistributionSmokeIT {
 
     private static final Duration BOOT_TIMEOUT = Duration.ofSeconds(120);
+    private static KarafHome karaf;
     private static Path home;
-    private static Process karaf;
     private static int registryPort;
     private static int serverPort;
     private static int sshPort;
 
     @BeforeClass
     public static void startDistribution() throws Exception {
-        String distribution = System.getProperty("objrdma.distribution");
-        Path target = Path.of("target", "smoke").toAbsolutePath();
-        deleteTree(target);
-        Files.createDirectories(target);
-        run(target, Duration.ofSeconds(60), "tar", "xzf", new File(distribution).getAbsolutePath(), "-C", target.toString());
-        try (var dirs = Files.list(target)) {
-            home = dirs.filter(Files::isDirectory).findFirst().orElseThrow();
-        }
+        karaf = KarafHome.unpack(KarafHome.distributionArchive(), Path.of("target", "smoke").toAbsolutePath());
+        home = karaf.home();
         registryPort = ObjRdmaTestSupport.freePort();
         serverPort = ObjRdmaTestSupport.freePort();
         sshPort = ObjRdmaTestSupport.freePort();
-        Path mgmt = home.resolve("etc/org.apache.karaf.management.cfg");
-        Files.writeString(mgmt, "\nrmiRegistryPort = " + registryPort + "\nrmiServerPort = " + serverPort + "\n",
-                StandardOpenOption.APPEND);
-        Files.writeString(home.resolve("etc/org.apache.karaf.shell.cfg"), "\nsshPort = " + sshPort + "\n",
-                StandardOpenOption.APPEND);
+        karaf.appendConfig("org.apache.karaf.management.cfg",
+                "rmiRegistryPort = " + registryPort + "\nrmiServerPort = " + serverPort);
+        karaf.appendConfig("org.apache.karaf.shell.cfg", "sshPort = " + sshPort);
         // a second user who can log in but holds no role: the guard must refuse it
-        Files.writeString(home.resolve("etc/users.properties"), "\nnorole = norole\n", StandardOpenOption.APPEND);
-
-        ProcessBuilder pb = new ProcessBuilder(home.resolve("bin/karaf").toString(), "server")
-                .directory(home.toFile())
-                .redirectErrorStream(true)
-                .redirectOutput(home.resolve("console.log").toFile());
-        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
-        karaf = pb.start();
+        karaf.appendConfig("users.properties", "norole = norole");
+        karaf.start();
     }
 
     @AfterClass
     public static void stopDistribution() throws Exception {
-        if (karaf == null) {
-            return;
-        }
-        // bin/karaf runs the JVM as a child process: stop the whole tree, politely first (SIGTERM lets Karaf
-        // shut down cleanly), never leave a JVM behind
-        List<ProcessHandle> tree = new java.util.ArrayList<>(karaf.descendants().toList());
-        tree.add(karaf.toHandle());
-        tree.forEach(ProcessHandle::destroy);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        for (ProcessHandle p : tree) {
-            while (p.isAlive() && System.nanoTime() < deadline) {
-                TimeUnit.MILLISECONDS.sleep(100);
-            }
-            if (p.isAlive()) {
-                p.destroyForcibly();
-            }
+        if (karaf != null) {
+            karaf.stop();
         }
     }
 
@@ -151,9 +117,7 @@ public class DistributionSmokeIT {
             try {
                 return JMXConnectorFactory.connect(url, env);
             } catch (IOException notYet) {
-                if (!karaf.isAlive()) {
-                    fail("Karaf exited with " + karaf.exitValue() + "; see " + home.resolve("console.log"));
-                }
+                karaf.assertRunning();
                 if (System.nanoTime() > deadline) {
                     throw notYet;
                 }
@@ -162,47 +126,9 @@ public class DistributionSmokeIT {
         }
     }
 
-    /** What a finished command printed (stdout and stderr) and its exit status. */
-    private record Ran(int exitValue, String output) {
-    }
-
-    /** Runs {@code command} in {@code dir} with {@code stdin}, the test JVM's JDK as JAVA_HOME. */
-    private static Ran exec(Path dir, Duration timeout, String stdin, String... command) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(List.of(command)).directory(dir.toFile()).redirectErrorStream(true);
-        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
-        Process p = pb.start();
-        try (var in = p.getOutputStream()) {
-            in.write(stdin.getBytes(StandardCharsets.UTF_8));
-        }
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            fail("timed out: " + String.join(" ", command));
-        }
-        return new Ran(p.exitValue(), out);
-    }
-
     /** What {@code command} printed, as plain text, whatever its exit status. */
     private static String runUnchecked(Path dir, Duration timeout, String stdin, String... command) throws Exception {
         // grep highlights its matches with ANSI colour codes; compare plain text
-        return exec(dir, timeout, stdin, command).output().replaceAll("\u001B\\[[0-9;]*m", "");
-    }
-
-    /** Runs {@code command} without input and fails the test unless it exits 0. */
-    private static String run(Path dir, Duration timeout, String... command) throws Exception {
-        Ran ran = exec(dir, timeout, "", command);
-        assertEquals(String.join(" ", command) + ": " + ran.output(), 0, ran.exitValue());
-        return ran.output();
-    }
-
-    private static void deleteTree(Path p) throws IOException {
-        if (!Files.exists(p)) {
-            return;
-        }
-        try (var walk = Files.walk(p)) {
-            for (Path x : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.delete(x);
-            }
-        }
+        return Processes.exec(dir, timeout, stdin, command).output().replaceAll("\u001B\\[[0-9;]*m", "");
     }
 }

@@ -107,6 +107,10 @@ public abstract class ObjRdmaTestSupport {
                 // 44444, which the previous test class's container may still hold while it shuts down.
                 editConfigurationFilePut("etc/org.apache.karaf.management.cfg", "rmiServerPort",
                         String.valueOf(freePort())),
+                // The distribution boots its features asynchronously (bin/karaf comes up at once), but while
+                // they install, Karaf's resolver hook refuses to resolve any other bundle, and that includes
+                // Exam's probe ("Resolver hook prevented resolution"). Exam needs the boot to be done first.
+                editConfigurationFilePut("etc/org.apache.karaf.features.cfg", "featuresBootAsynchronous", "false"),
                 systemProperty(SSH_PORT_PROPERTY).value(String.valueOf(sshPort))));
         if (Boolean.getBoolean("objrdma.it.keep")) {
             o.add(keepRuntimeFolder()); // -Dobjrdma.it.keep=true keeps target/exam/<uuid>/ for its logs
@@ -120,7 +124,7 @@ public abstract class ObjRdmaTestSupport {
      * A TCP port free right now, drawn at random from 10000-29999: below Linux's ephemeral range, where Pax
      * Exam picks its own ports with ephemeral binds just after this runs and could get the very same one.
      */
-    protected static int freePort() {
+    public static int freePort() {
         java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
         for (int attempt = 0; attempt < 200; attempt++) {
             int port = 10_000 + random.nextInt(20_000);

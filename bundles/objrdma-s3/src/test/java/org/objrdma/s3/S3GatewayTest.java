@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -146,7 +147,7 @@ class S3GatewayTest {
                 null, Body.SIGNED_HASH);
         assertEquals("text/x-test", o.header("Content-Type"));
         assertEquals("attachment", o.header("Content-Disposition"));
-        assertEquals(200, call("GET", "/bkt/r", "partNumber=1", null, Body.SIGNED_HASH).status);
+        assertEquals(206, call("GET", "/bkt/r", "partNumber=1", null, Body.SIGNED_HASH).status);
     }
 
     @Test
@@ -218,7 +219,7 @@ class S3GatewayTest {
         TestResponse got = get("/bkt/big");
         assertEquals(part1.length + 4, got.bytes().length);
         assertArrayEquals(tail, Arrays.copyOfRange(got.bytes(), part1.length, part1.length + 4));
-        assertEquals("2", got.header("x-amz-mp-parts-count"));
+        assertNull(got.header("x-amz-mp-parts-count"), "S3 sends the parts count only for a partNumber read");
         TestResponse another = call("POST", "/bkt/gone", "uploads", new byte[0], Body.SIGNED_HASH);
         String id2 = uploadId(another);
         assertEquals(204, call("DELETE", "/bkt/gone", "uploadId=" + id2, null, Body.SIGNED_HASH).status);

@@ -41,6 +41,10 @@ public enum StoreError {
     CONTENT_SHA256_MISMATCH("XAmzContentSHA256Mismatch", 400),
     /** The requested range starts at or past the end of the object. */
     INVALID_RANGE("InvalidRange", 416),
+    /** GET / HEAD {@code ?partNumber=N} past the object's last part (or above 1 for a single put). Since 2.1. */
+    INVALID_PART_NUMBER("InvalidPartNumber", 416),
+    /** The store cannot serve this request (e.g. part boundaries it did not record). Since 2.1. */
+    NOT_IMPLEMENTED("NotImplemented", 501),
     /** If-Match / If-Unmodified-Since (or a copy-source condition) failed. */
     PRECONDITION_FAILED("PreconditionFailed", 412),
     /** If-None-Match / If-Modified-Since on a read: the caller's copy is current (no body, no error XML). */

@@ -7,7 +7,16 @@
  * <p>2.0.0: the 1.0 interface (head / read / put / upload-part on an {@code ObjectTarget}) was replaced
  * by the full SPI; {@link org.objrdma.api.store.ObjectStore} is a consumer type, so the added methods break
  * implementers, hence the major version.
+ *
+ * <p>2.1.0: {@link org.objrdma.api.store.ObjectContent#part(int)} (the byte range of part N and the
+ * part count of an opened version, for GET / HEAD {@code ?partNumber=N}), the value type
+ * {@link org.objrdma.api.store.PartRange}, and the errors {@code INVALID_PART_NUMBER} and
+ * {@code NOT_IMPLEMENTED}. Minor: the method has a default, so a store compiled against 2.0 still loads
+ * and links (its import range {@code [2.0,3)} accepts 2.1) and keeps answering as before for single-put
+ * objects; only a store that completes multipart uploads must override it to serve their parts (the
+ * default answers NOT_IMPLEMENTED for those). Code that switches over {@code StoreError} without a
+ * default branch sees two new members.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("2.0.0")
+@org.osgi.annotation.versioning.Version("2.1.0")
 package org.objrdma.api.store;

@@ -61,9 +61,6 @@ final class Attributes {
         setIf(out, "Cache-Control", a.cacheControl());
         setIf(out, "Expires", a.expires());
         a.userMetadata().forEach((k, v) -> out.header(META + k, v));
-        if (info.partsCount() > 0) {
-            out.header("x-amz-mp-parts-count", String.valueOf(info.partsCount()));
-        }
         if (checksums) {
             writeChecksums(out, info.checksums());
         }

@@ -2,7 +2,6 @@ package org.objrdma.s3.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.Optional;
 import org.objrdma.api.PrincipalId;
 import org.objrdma.api.staging.StagingPool;
 import org.objrdma.api.store.ByteRange;
@@ -90,25 +89,25 @@ final class CuObjOperations {
         Token t = token(x);
         x.authorize(StoreAction.GET_OBJECT);
         ObjectOperations.checkVersion(x);
-        String partNumber = x.query.get("partNumber");
+        String partNumberParam = x.query.get("partNumber");
         String rangeHeader = x.header("Range");
-        if (partNumber != null && rangeHeader != null) {
+        if (partNumberParam != null && rangeHeader != null) {
             throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "Cannot specify both Range header and partNumber query parameter");
         }
+        int partNumber = partNumberParam == null ? 0
+                : x.intParam("partNumber", 1, 1, org.objrdma.api.store.StoreLimits.MAX_PART_NUMBER);
         String declined;
         try (ObjectContent content = x.store.open(x.bucket, x.key, ObjectOperations.conditions(x, ""))) {
             ObjectInfo info = content.info();
-            Optional<ByteRange> range = partNumber != null ? ObjectOperations.partRange(x, info, partNumber)
-                    : ByteRange.resolve(rangeHeader, info.size());
-            long offset = range.map(ByteRange::offset).orElse(0L);
-            long length = range.map(ByteRange::length).orElse(info.size());
-            declined = declineReason(x, length);
+            ObjectOperations.Span span = partNumber > 0 ? ObjectOperations.Span.of(content.part(partNumber), info)
+                    : ObjectOperations.Span.of(ByteRange.resolve(rangeHeader, info.size()), info);
+            declined = declineReason(x, span.length());
             if (declined == null) {
-                if (length > t.spanSize()) {
+                if (span.length() > t.spanSize()) {
                     throw new S3Exception(INVALID_TOKEN, 400, "The x-amz-rdma-token names " + t.spanSize()
-                            + " bytes of client memory, the object range is " + length + " bytes");
+                            + " bytes of client memory, the object range is " + span.length() + " bytes");
                 }
-                declined = sendOverRdma(x, t, content, info, range, offset, length, partNumber != null);
+                declined = sendOverRdma(x, t, content, info, span, partNumber);
             }
         }
         if (declined != null) {
@@ -121,10 +120,10 @@ final class CuObjOperations {
 
     /** Null when sent, the decline reason when the facade says it cannot serve this descriptor. */
     private static String sendOverRdma(Exchange x, Token t, ObjectContent content, ObjectInfo info,
-            Optional<ByteRange> range, long offset, long length, boolean byPart)
-            throws S3Exception, StoreException, IOException {
+            ObjectOperations.Span span, int partNumber) throws S3Exception, StoreException, IOException {
         long moved;
-        try (CuObjPipeline p = pipeline(x, t, length); InputStream in = content.stream(offset, length)) {
+        try (CuObjPipeline p = pipeline(x, t, span.length());
+                InputStream in = content.stream(span.offset(), span.length())) {
             moved = p.sendFrom(in);
         } catch (CuObjPipeline.Unavailable e) {
             if (e.busy) {
@@ -137,12 +136,16 @@ final class CuObjOperations {
             }
             throw transferFailure(f, 502);
         }
+        // the same headers as the plain GET (ObjectOperations.get), without the body
         boolean checksumMode = "ENABLED".equalsIgnoreCase(x.header("x-amz-checksum-mode"));
-        Attributes.write(x.response, info, checksumMode && (range.isEmpty() || byPart && info.partsCount() == 0));
-        int status = 200;
-        if (range.isPresent() && (!byPart || info.partsCount() > 0)) {
-            status = 206;
-            x.response.header("Content-Range", "bytes " + offset + "-" + range.get().last() + "/" + info.size());
+        Attributes.write(x.response, info, checksumMode && (span.whole() && partNumber == 0
+                || partNumber > 0 && info.partsCount() == 0));
+        if (partNumber > 0 && info.partsCount() > 0) {
+            x.response.header("x-amz-mp-parts-count", String.valueOf(span.partsCount()));
+        }
+        int status = span.ranged() ? 206 : 200;
+        if (span.ranged()) {
+            x.response.header("Content-Range", "bytes " + span.offset() + "-" + span.last() + "/" + info.size());
         }
         x.response.header(RdmaHeaders.REPLY, String.valueOf(status));
         x.response.header(RdmaHeaders.BYTES_TRANSFERRED, String.valueOf(moved));

@@ -9,6 +9,7 @@ import org.objrdma.api.store.Conditions;
 import org.objrdma.api.store.ObjectAttributes;
 import org.objrdma.api.store.ObjectContent;
 import org.objrdma.api.store.ObjectInfo;
+import org.objrdma.api.store.PartRange;
 import org.objrdma.api.store.PutOptions;
 import org.objrdma.api.store.PutResult;
 import org.objrdma.api.store.StoreAction;
@@ -56,40 +57,42 @@ final class ObjectOperations {
     static void get(Exchange x, boolean head) throws S3Exception, StoreException, IOException {
         x.authorize(StoreAction.GET_OBJECT);
         checkVersion(x);
-        String partNumber = x.query.get("partNumber");
+        String partNumberParam = x.query.get("partNumber");
         String rangeHeader = x.header("Range");
-        if (partNumber != null && rangeHeader != null) {
+        if (partNumberParam != null && rangeHeader != null) {
             throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "Cannot specify both Range header and partNumber query parameter");
         }
+        int partNumber = partNumberParam == null ? 0
+                : x.intParam("partNumber", 1, 1, org.objrdma.api.store.StoreLimits.MAX_PART_NUMBER);
         try (ObjectContent content = x.store.open(x.bucket, x.key, conditions(x, ""))) {
             ObjectInfo info = content.info();
-            Optional<ByteRange> range = partNumber != null ? partRange(x, info, partNumber)
-                    : ByteRange.resolve(rangeHeader, info.size());
+            Span span = partNumber > 0 ? Span.of(content.part(partNumber), info)
+                    : Span.of(ByteRange.resolve(rangeHeader, info.size()), info);
             boolean checksumMode = "ENABLED".equalsIgnoreCase(x.header("x-amz-checksum-mode"));
-            // S3 returns the whole-object checksum only for whole-object reads
-            Attributes.write(x.response, info, checksumMode && (range.isEmpty() || partNumber != null
-                    && info.partsCount() == 0));
+            // S3 returns the whole-object checksum only for whole-object reads (part 1 of a single put is one)
+            Attributes.write(x.response, info, checksumMode && (span.whole() && partNumber == 0
+                    || partNumber > 0 && info.partsCount() == 0));
+            if (partNumber > 0 && info.partsCount() > 0) {
+                // as S3: the parts count only answers a partNumber request, and only for a multipart object
+                x.response.header("x-amz-mp-parts-count", String.valueOf(span.partsCount()));
+            }
             for (String[] o : RESPONSE_OVERRIDES) {
                 String v = x.query.get(o[0]);
                 if (v != null) {
                     x.response.header(o[1], v);
                 }
             }
-            long offset = range.map(ByteRange::offset).orElse(0L);
-            long length = range.map(ByteRange::length).orElse(info.size());
-            int status = 200;
-            if (range.isPresent() && (partNumber == null || info.partsCount() > 0)) {
-                status = 206;
-                x.response.header("Content-Range", "bytes " + offset + "-" + range.get().last() + "/" + info.size());
+            if (span.ranged()) {
+                x.response.header("Content-Range", "bytes " + span.offset() + "-" + span.last() + "/" + info.size());
             }
-            x.response.status(status);
-            x.response.contentLength(length);
-            if (head || length == 0) {
+            x.response.status(span.ranged() ? 206 : 200);
+            x.response.contentLength(span.length());
+            if (head || span.length() == 0) {
                 x.response.body().close();
                 return;
             }
-            try (InputStream in = content.stream(offset, length); OutputStream out = x.response.body()) {
-                byte[] buf = new byte[(int) Math.min(COPY_BUFFER, length)];
+            try (InputStream in = content.stream(span.offset(), span.length()); OutputStream out = x.response.body()) {
+                byte[] buf = new byte[(int) Math.min(COPY_BUFFER, span.length())];
                 for (int n; (n = in.read(buf)) > 0;) {
                     out.write(buf, 0, n);
                 }
@@ -98,19 +101,27 @@ final class ObjectOperations {
     }
 
     /**
-     * The range of part {@code partNumber}. The store SPI does not expose part boundaries of a completed
-     * multipart object, so only part 1 of a single-put object (the whole object) can be served.
+     * The bytes a GET / HEAD answers with. A Range or a partNumber is answered 206 with a Content-Range, as
+     * S3 does even when the part is the whole object (part 1 of a single put); an empty part has no range
+     * to print and is a plain 200.
      */
-    static Optional<ByteRange> partRange(Exchange x, ObjectInfo info, String partNumber) throws S3Exception {
-        int n = x.intParam("partNumber", 1, 1, org.objrdma.api.store.StoreLimits.MAX_PART_NUMBER);
-        if (info.partsCount() > 0) {
-            throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED,
-                    "GET with partNumber on a multipart object is not implemented (use a Range)");
+    record Span(long offset, long length, boolean ranged, int partsCount) {
+        static Span of(Optional<ByteRange> range, ObjectInfo info) {
+            return range.map(r -> new Span(r.offset(), r.length(), true, 0))
+                    .orElseGet(() -> new Span(0, info.size(), false, 0));
         }
-        if (n != 1) {
-            throw new S3Exception("InvalidPartNumber", 416, "The requested partnumber is not satisfiable");
+
+        static Span of(PartRange part, ObjectInfo info) {
+            return new Span(part.offset(), part.length(), part.length() > 0, part.partsCount());
         }
-        return Optional.empty();
+
+        long last() {
+            return offset + length - 1;
+        }
+
+        boolean whole() {
+            return !ranged;
+        }
     }
 
     static void checkVersion(Exchange x) throws S3Exception {

@@ -33,10 +33,11 @@ import org.objrdma.api.store.PutResult;
  * The behaviour every {@link ObjectStore} must show, as S3 defines it. A store module extends this class
  * in its tests and says how to make a fresh, empty store that knows the suite's two users; every test
  * then runs against the real implementation. The tests are grouped by concept up the superclass chain
- * ({@link BucketAndObjectContract}, {@link ListingContract}, {@link MultipartContract}); this class adds
+ * ({@link BucketAndObjectContract}, {@link ListingContract}, {@link MultipartContract},
+ * {@link PartNumberContract}); this class adds
  * the concurrency contract: one writer of a contended key wins whole, readers never see a mix.
  */
-public abstract class ObjectStoreContractTest extends MultipartContract {
+public abstract class ObjectStoreContractTest extends PartNumberContract {
 
     @Test
     void sixteenWritersOfOneKeyOneWinsWhole() throws Exception {

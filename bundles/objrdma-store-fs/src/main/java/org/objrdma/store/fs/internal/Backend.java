@@ -64,7 +64,7 @@ interface Backend extends AutoCloseable {
          * Ends the bytes of an object and makes them durable with their record (the slow part of a commit,
          * done before the engine takes its lock).
          */
-        void sealObject(ObjectInfo info) throws IOException;
+        void sealObject(ObjectInfo info, PartLayout parts) throws IOException;
 
         /** As {@link #sealObject} for a part. */
         void sealPart(PartInfo info) throws IOException;
@@ -77,6 +77,9 @@ interface Backend extends AutoCloseable {
     /** One committed version, open for reading. */
     interface BlobReader extends AutoCloseable {
         ObjectInfo info();
+
+        /** Where the version's parts lie (one part for a single put). */
+        PartLayout parts();
 
         /** Reads at {@code position} into {@code destination} until it is full or the data ends. */
         int read(long position, ByteBuffer destination) throws IOException;

@@ -6,6 +6,7 @@ import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import org.objrdma.api.store.ObjectContent;
 import org.objrdma.api.store.ObjectInfo;
+import org.objrdma.api.store.PartRange;
 import org.objrdma.api.store.StoreError;
 import org.objrdma.api.store.StoreException;
 
@@ -23,6 +24,11 @@ final class EngineContent implements ObjectContent {
     @Override
     public ObjectInfo info() {
         return reader.info();
+    }
+
+    @Override
+    public PartRange part(int partNumber) throws StoreException {
+        return reader.parts().range(partNumber);
     }
 
     @Override

@@ -110,7 +110,7 @@ final class FsBackend implements Backend {
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir.resolve(OBJECTS))) {
             for (Path file : files) {
                 try {
-                    ObjectInfo o = RecordCodec.object(FsFiles.readRecord(file).record());
+                    ObjectInfo o = RecordCodec.object(FsFiles.readRecord(file).record()).info();
                     if (!file.getFileName().toString().equals(fileName(o.key()))) {
                         throw new IOException("its record names key " + o.key());
                     }
@@ -276,11 +276,11 @@ final class FsBackend implements Backend {
         }
         try {
             RecordFrame.Read read = RecordFrame.read(ch);
-            ObjectInfo info = RecordCodec.object(read.record());
-            if (read.dataLength() != info.size() || !info.key().equals(key)) {
+            RecordCodec.StoredObject stored = RecordCodec.object(read.record());
+            if (read.dataLength() != stored.info().size() || !stored.info().key().equals(key)) {
                 throw new IOException("the file of " + key + " does not match its record");
             }
-            return new FsReader(ch, info);
+            return new FsReader(ch, stored);
         } catch (IOException | RuntimeException e) {
             ch.close();
             throw e;

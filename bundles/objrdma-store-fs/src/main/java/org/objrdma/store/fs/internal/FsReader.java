@@ -12,10 +12,17 @@ final class FsReader implements Backend.BlobReader {
     private static final Logger LOG = LoggerFactory.getLogger(FsReader.class);
     private final FileChannel channel;
     private final ObjectInfo info;
+    private final PartLayout parts;
 
-    FsReader(FileChannel channel, ObjectInfo info) {
+    FsReader(FileChannel channel, RecordCodec.StoredObject stored) {
         this.channel = channel;
-        this.info = info;
+        this.info = stored.info();
+        this.parts = stored.parts();
+    }
+
+    @Override
+    public PartLayout parts() {
+        return parts;
     }
 
     @Override

@@ -46,8 +46,8 @@ final class FsStaging implements Backend.Staging {
     }
 
     @Override
-    public void sealObject(ObjectInfo info) throws IOException {
-        seal(RecordCodec.object(info));
+    public void sealObject(ObjectInfo info, PartLayout parts) throws IOException {
+        seal(RecordCodec.object(info, parts));
     }
 
     @Override

@@ -18,7 +18,7 @@ final class MemoryBackend implements Backend {
     /** Largest array the JVM reliably allocates. */
     static final long MAX_BLOB = Integer.MAX_VALUE - 16;
 
-    private record Blob(byte[] bytes, ObjectInfo object, PartInfo part) {
+    private record Blob(byte[] bytes, ObjectInfo object, PartLayout parts, PartInfo part) {
     }
 
     private final Map<String, Blob> objects = new ConcurrentHashMap<>();
@@ -117,13 +117,13 @@ final class MemoryBackend implements Backend {
         }
 
         @Override
-        public void sealObject(ObjectInfo info) {
-            blob = new Blob(Arrays.copyOf(bytes, length), info, null);
+        public void sealObject(ObjectInfo info, PartLayout parts) {
+            blob = new Blob(Arrays.copyOf(bytes, length), info, parts, null);
         }
 
         @Override
         public void sealPart(PartInfo info) {
-            blob = new Blob(Arrays.copyOf(bytes, length), null, info);
+            blob = new Blob(Arrays.copyOf(bytes, length), null, null, info);
         }
 
         @Override
@@ -142,6 +142,11 @@ final class MemoryBackend implements Backend {
         @Override
         public ObjectInfo info() {
             return blob.object;
+        }
+
+        @Override
+        public PartLayout parts() {
+            return blob.parts;
         }
 
         @Override

@@ -126,7 +126,8 @@ final class MultipartUploads {
                     total += p.size();
                 }
                 result = engine.commit(bucket, key, staged, total, upload.record.attributes(),
-                        MultipartRules.checksums(upload.record.info().checksumAlgorithm(), parts), parts.size(),
+                        MultipartRules.checksums(upload.record.info().checksumAlgorithm(), parts),
+                        PartLayout.of(parts), parts.size(),
                         MultipartRules.etag(parts));
             } catch (IOException e) {
                 throw StoreEngine.internal("assembling " + key, e);

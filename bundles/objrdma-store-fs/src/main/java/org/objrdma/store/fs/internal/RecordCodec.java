@@ -30,7 +30,15 @@ final class RecordCodec {
     private RecordCodec() {
     }
 
-    static byte[] object(ObjectInfo o) {
+    /** An object's record: what HEAD reports, and where its parts lie. */
+    record StoredObject(ObjectInfo info, PartLayout parts) {
+    }
+
+    /**
+     * The part layout follows the parts count, only for a multipart object; a record without it (a single
+     * put, or one written before layouts were kept) reads as one part. Older readers stop before it.
+     */
+    static byte[] object(ObjectInfo o, PartLayout parts) {
         return write(OBJECT, out -> {
             string(out, o.key());
             out.writeLong(o.size());
@@ -39,13 +47,20 @@ final class RecordCodec {
             attributes(out, o.attributes());
             checksums(out, o.checksums());
             out.writeInt(o.partsCount());
+            if (o.partsCount() > 0) {
+                parts.write(out);
+            }
         });
     }
 
-    static ObjectInfo object(byte[] record) throws IOException {
+    static StoredObject object(byte[] record) throws IOException {
         DataInputStream in = open(record, OBJECT);
-        return new ObjectInfo(string(in), in.readLong(), string(in), instant(in), attributes(in), checksums(in),
-                in.readInt());
+        ObjectInfo info = new ObjectInfo(string(in), in.readLong(), string(in), instant(in), attributes(in),
+                checksums(in), in.readInt());
+        PartLayout parts = info.partsCount() > 0 && in.available() > 0
+                ? PartLayout.read(in, info.size(), info.partsCount())
+                : PartLayout.single(info.size());
+        return new StoredObject(info, parts);
     }
 
     static byte[] part(PartInfo p) {

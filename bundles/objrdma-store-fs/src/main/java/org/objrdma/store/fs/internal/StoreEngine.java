@@ -239,7 +239,8 @@ public final class StoreEngine implements EmbeddedStore {
         BucketState state = checkWrite(bucket, key, options.attributes());
         try (Backend.Staging staged = stage()) {
             Digests d = Ingest.fromSegment(source, maxObjectSize, options.checksums(), options.verifier(), staged);
-            return commit(state, key, staged, d.length(), options.attributes(), d.checksums(), 0, d.md5Hex());
+            return commit(state, key, staged, d.length(), options.attributes(), d.checksums(),
+                    PartLayout.single(d.length()), 0, d.md5Hex());
         }
     }
 
@@ -249,7 +250,8 @@ public final class StoreEngine implements EmbeddedStore {
         BucketState state = checkWrite(bucket, key, options.attributes());
         try (Backend.Staging staged = stage()) {
             Digests d = Ingest.fromStream(body, length, maxObjectSize, options.checksums(), options.verifier(), staged);
-            return commit(state, key, staged, d.length(), options.attributes(), d.checksums(), 0, d.md5Hex());
+            return commit(state, key, staged, d.length(), options.attributes(), d.checksums(),
+                    PartLayout.single(d.length()), 0, d.md5Hex());
         }
     }
 
@@ -270,10 +272,11 @@ public final class StoreEngine implements EmbeddedStore {
 
     /** Seals the staged bytes with their record, then renames and indexes them under the bucket's monitor. */
     PutResult commit(BucketState state, String key, Backend.Staging staged, long size, ObjectAttributes attributes,
-            Map<ChecksumAlgorithm, String> checksums, int partsCount, String etag) throws StoreException {
+            Map<ChecksumAlgorithm, String> checksums, PartLayout parts, int partsCount, String etag)
+            throws StoreException {
         ObjectInfo info = new ObjectInfo(key, size, etag, clock.instant(), attributes, checksums, partsCount);
         try {
-            staged.sealObject(info);
+            staged.sealObject(info, parts);
             synchronized (state) {
                 if (state.deleted) {
                     throw new StoreException(StoreError.NO_SUCH_BUCKET, "the bucket " + state.name() + " was deleted");

@@ -1,0 +1,163 @@
+package org.objrdma.store.s3.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.foreign.MemorySegment;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongFunction;
+import org.objrdma.api.store.ChecksumAlgorithm;
+import org.objrdma.api.store.Digests;
+import org.objrdma.api.store.ObjectAttributes;
+import org.objrdma.api.store.PutOptions;
+import org.objrdma.api.store.PutResult;
+import org.objrdma.api.store.StoreError;
+import org.objrdma.api.store.StoreException;
+import org.objrdma.api.store.StoreLimits;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.CreateMultipartUploadRequest;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+
+/**
+ * Whole-object writes with the commit veto kept: the digests are computed first (over the staging
+ * segment, or while a stream is spooled), the verifier runs, and only then do the bytes go to the remote
+ * store — one PutObject below the multipart threshold, else a multipart upload of configured part size
+ * completed at the end (aborted on any failure), so nothing is ever visible remotely that the verifier
+ * did not accept.
+ */
+final class RemoteWrites {
+    private final S3Client s3;
+    private final long threshold;
+    private final long partSize;
+
+    RemoteWrites(S3Client s3, long threshold, long partSize) {
+        this.s3 = s3;
+        this.threshold = threshold;
+        this.partSize = partSize;
+    }
+
+    PutResult put(String remoteBucket, String key, MemorySegment source, PutOptions options) throws StoreException {
+        checkSize(source.byteSize());
+        Digester digester = new Digester(options.checksums());
+        digester.update(source);
+        Digests digests = digester.finish();
+        options.verifier().verify(digests);
+        return send(remoteBucket, key, options.attributes(), digests,
+                (offset) -> SegmentStreams.reading(source.asSlice(offset)));
+    }
+
+    PutResult put(String remoteBucket, String key, InputStream body, long length, PutOptions options)
+            throws StoreException, IOException {
+        try (Spool spool = new Spool(threshold)) {
+            Digests digests = BodyReader.drain(body, length, StoreLimits.MAX_OBJECT_SIZE, options.checksums(), spool);
+            options.verifier().verify(digests);
+            return send(remoteBucket, key, options.attributes(), digests, offset -> spool.open(offset, spool.length() - offset));
+        }
+    }
+
+    static void checkSize(long size) throws StoreException {
+        if (size > StoreLimits.MAX_OBJECT_SIZE) {
+            throw new StoreException(StoreError.ENTITY_TOO_LARGE,
+                    "the object of " + size + " bytes exceeds the maximum of " + StoreLimits.MAX_OBJECT_SIZE);
+        }
+    }
+
+    /** @param bytesFrom a fresh stream of the object's bytes from an offset to the end */
+    private PutResult send(String remoteBucket, String key, ObjectAttributes attributes, Digests digests,
+            LongFunction<InputStream> bytesFrom) throws StoreException {
+        Map<String, String> metadata = ObjectMetadata.toRemote(attributes.userMetadata(), digests.checksums());
+        long size = digests.length();
+        try {
+            if (size < threshold) {
+                PutObjectRequest request = PutObjectRequest.builder().bucket(remoteBucket).key(key)
+                        .contentLength(size).contentMD5(digests.md5Base64()).metadata(metadata)
+                        .contentType(attributes.contentType()).contentEncoding(attributes.contentEncoding())
+                        .contentDisposition(attributes.contentDisposition()).contentLanguage(attributes.contentLanguage())
+                        .cacheControl(attributes.cacheControl()).overrideConfiguration(RemoteObjects.expiresHeader(attributes.expires())).build();
+                var response = s3.putObject(request,
+                        RequestBody.fromContentProvider(() -> bytesFrom.apply(0), size, attributes.contentType()));
+                return new PutResult(stripQuotes(response.eTag()), size, Instant.now(), digests.checksums());
+            }
+            return multipart(remoteBucket, key, attributes, metadata, digests, bytesFrom);
+        } catch (SdkException e) {
+            throw RemoteErrors.map(e, StoreError.NO_SUCH_BUCKET, "PUT " + key);
+        }
+    }
+
+    private PutResult multipart(String remoteBucket, String key, ObjectAttributes attributes, Map<String, String> metadata,
+            Digests digests, LongFunction<InputStream> bytesFrom) throws StoreException {
+        CreateMultipartUploadRequest create = CreateMultipartUploadRequest.builder().bucket(remoteBucket).key(key)
+                .metadata(metadata).contentType(attributes.contentType()).contentEncoding(attributes.contentEncoding())
+                .contentDisposition(attributes.contentDisposition()).contentLanguage(attributes.contentLanguage())
+                .cacheControl(attributes.cacheControl()).overrideConfiguration(RemoteObjects.expiresHeader(attributes.expires())).build();
+        String uploadId = s3.createMultipartUpload(create).uploadId();
+        boolean completed = false;
+        try {
+            List<CompletedPart> parts = new ArrayList<>();
+            long size = digests.length();
+            int number = 1;
+            for (long offset = 0; offset < size; offset += partSize, number++) {
+                long length = Math.min(partSize, size - offset);
+                long from = offset;
+                int partNumber = number;
+                var answer = s3.uploadPart(b -> b.bucket(remoteBucket).key(key).uploadId(uploadId)
+                        .partNumber(partNumber).contentLength(length),
+                        RequestBody.fromContentProvider(() -> limited(bytesFrom.apply(from), length), length,
+                                "application/octet-stream"));
+                parts.add(CompletedPart.builder().partNumber(partNumber).eTag(answer.eTag()).build());
+            }
+            var done = s3.completeMultipartUpload(b -> b.bucket(remoteBucket).key(key).uploadId(uploadId)
+                    .multipartUpload(m -> m.parts(parts)));
+            completed = true;
+            return new PutResult(stripQuotes(done.eTag()), size, Instant.now(), digests.checksums());
+        } finally {
+            if (!completed) {
+                abortQuietly(remoteBucket, key, uploadId);
+            }
+        }
+    }
+
+    void abortQuietly(String remoteBucket, String key, String uploadId) {
+        try {
+            s3.abortMultipartUpload(b -> b.bucket(remoteBucket).key(key).uploadId(uploadId));
+        } catch (SdkException ignored) {
+            // the remote store's lifecycle rules clean up what a lost abort leaves (see README)
+        }
+    }
+
+    static InputStream limited(InputStream in, long length) {
+        return new java.io.FilterInputStream(in) {
+            private long left = length;
+
+            @Override
+            public int read() throws IOException {
+                if (left <= 0) {
+                    return -1;
+                }
+                int b = super.read();
+                left -= b < 0 ? 0 : 1;
+                return b;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                if (left <= 0) {
+                    return -1;
+                }
+                int n = super.read(b, off, (int) Math.min(len, left));
+                left -= Math.max(n, 0);
+                return n;
+            }
+        };
+    }
+
+    static String stripQuotes(String etag) {
+        return org.objrdma.api.store.Conditions.unquote(etag);
+    }
+
+}

@@ -1,0 +1,183 @@
+package org.objrdma.store.s3.internal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.objrdma.api.store.Conditions;
+import org.objrdma.api.store.ListPage;
+import org.objrdma.api.store.ListRequest;
+import org.objrdma.api.store.ListUploadsRequest;
+import org.objrdma.api.store.ObjectContent;
+import org.objrdma.api.store.PutOptions;
+import org.objrdma.api.store.PutResult;
+import org.objrdma.api.store.StoreError;
+import org.objrdma.api.store.StoreException;
+
+/**
+ * The adapter's own behaviour beyond the contract suite, against s3proxy: the multipart path for large
+ * puts (segment and stream) with its veto, ranged reads into a segment from a multipart object, a read
+ * after an overwrite refused rather than mixed, keys s3proxy can hold, and continuation tokens that a
+ * second adapter on the same remote (another gateway) accepts while a foreign one is refused.
+ */
+class S3ObjectStoreTest {
+    private static final int MIB = 1024 * 1024;
+    private static final Map<String, String> USERS = Map.of("ALICEKEY", "alice-secret-1234");
+    @TempDir
+    static Path dir;
+    private static S3ProxyServer remote;
+    private static int generation;
+    private S3ObjectStore store;
+    private String prefix;
+
+    @BeforeAll
+    static void start() throws Exception {
+        remote = new S3ProxyServer(dir);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        remote.close();
+    }
+
+    private S3ObjectStore open(String prefix, String serviceSecret) throws StoreException {
+        Map<String, Object> p = new java.util.HashMap<>(S3StoreContractTest.config(remote, prefix, USERS));
+        p.put("multipart.threshold", 6 * MIB);
+        p.put("multipart.part.size", 5 * MIB);
+        if (serviceSecret != null) {
+            p.put("service.secret.key", serviceSecret);
+        }
+        return S3ObjectStore.open(p);
+    }
+
+    @BeforeEach
+    void openStore() throws Exception {
+        prefix = "u" + (++generation) + "-";
+        store = open(prefix, null);
+        store.createBucket("ALICEKEY", "bucket");
+    }
+
+    @AfterEach
+    void closeStore() {
+        store.close();
+    }
+
+    private static byte[] random(int seed, int length) {
+        byte[] b = new byte[length];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    private byte[] get(String key) throws Exception {
+        try (ObjectContent c = store.open("bucket", key, Conditions.NONE); InputStream in = c.stream()) {
+            return in.readAllBytes();
+        }
+    }
+
+    @Test
+    void largePutsGoMultipartAndReadBackRangedIntoASegment() throws Exception {
+        byte[] data = random(1, 13 * MIB + 5);
+        PutResult streamed = store.put("bucket", "streamed", new ByteArrayInputStream(data), -1, PutOptions.DEFAULT);
+        assertTrue(streamed.etag().endsWith("-3"), "13 MiB in 5 MiB parts: " + streamed.etag());
+        assertEquals(data.length, streamed.size());
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment seg = arena.allocate(data.length);
+            seg.copyFrom(MemorySegment.ofArray(data));
+            PutResult fromSegment = store.put("bucket", "segment", seg, PutOptions.DEFAULT);
+            assertEquals(streamed.etag(), fromSegment.etag(), "same bytes, same parts, same multipart ETag");
+            MemorySegment staging = arena.allocate(6 * MIB);
+            try (ObjectContent c = store.open("bucket", "segment", Conditions.NONE)) {
+                assertEquals(3, c.info().partsCount());
+                assertEquals(6 * MIB, c.read(4 * MIB, staging), "a range across a part boundary");
+                assertArrayEquals(Arrays.copyOfRange(data, 4 * MIB, 10 * MIB), staging.toArray(ValueLayout.JAVA_BYTE));
+                assertEquals(3 * MIB + 5, c.read(10 * MIB, staging));
+            }
+        }
+        assertArrayEquals(data, get("streamed"));
+    }
+
+    @Test
+    void aVetoOnTheMultipartPathLeavesNothingRemote() throws Exception {
+        byte[] data = random(2, 11 * MIB);
+        PutOptions veto = PutOptions.DEFAULT.withVerifier(d -> {
+            throw new StoreException(StoreError.BAD_DIGEST, "planted");
+        });
+        StoreException e = assertThrows(StoreException.class,
+                () -> store.put("bucket", "k", new ByteArrayInputStream(data), data.length, veto));
+        assertEquals(StoreError.BAD_DIGEST, e.error());
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment seg = arena.allocate(data.length);
+            assertEquals(StoreError.BAD_DIGEST,
+                    assertThrows(StoreException.class, () -> store.put("bucket", "k", seg, veto)).error());
+        }
+        assertEquals(StoreError.NO_SUCH_KEY, assertThrows(StoreException.class,
+                () -> store.head("bucket", "k", Conditions.NONE)).error());
+        assertTrue(store.listMultipartUploads("bucket", ListUploadsRequest.all()).uploads().isEmpty(),
+                "the veto ran before any upload was begun");
+    }
+
+    @Test
+    void aReadAfterTheKeyWasOverwrittenIsRefusedNotMixed() throws Exception {
+        store.put("bucket", "k", new ByteArrayInputStream(random(3, 1000)), 1000, PutOptions.DEFAULT);
+        try (ObjectContent c = store.open("bucket", "k", Conditions.NONE)) {
+            store.put("bucket", "k", new ByteArrayInputStream(random(4, 1000)), 1000, PutOptions.DEFAULT);
+            StoreException e = assertThrows(StoreException.class, () -> c.stream(0, 10));
+            assertEquals(StoreError.INTERNAL_ERROR, e.error());
+            assertTrue(e.getMessage().contains("overwritten or deleted after it was opened"), e.getMessage());
+        }
+    }
+
+    @Test
+    void keysS3ProxyCanHoldRoundTripAndListInOrder() throws Exception {
+        List<String> keys = List.of("a/b/c", "./x", "%2F%2e%2e", "100%", "sp ace", "tab\tnl\n", "ünïcødé/😀",
+                "bucket.meta", ".lock", "CON", "a\\b", "x".repeat(200));
+        for (int i = 0; i < keys.size(); i++) {
+            store.put("bucket", keys.get(i), new ByteArrayInputStream(new byte[] {(byte) i}), 1, PutOptions.DEFAULT);
+        }
+        for (int i = 0; i < keys.size(); i++) {
+            assertArrayEquals(new byte[] {(byte) i}, get(keys.get(i)), keys.get(i));
+        }
+        assertEquals(StoreError.KEY_TOO_LONG, assertThrows(StoreException.class, () -> store.put("bucket",
+                "x".repeat(1025), new ByteArrayInputStream(new byte[1]), 1, PutOptions.DEFAULT)).error());
+        ListPage page = store.list("bucket", new ListRequest("", "/", 1000, null, null));
+        assertEquals(List.of("a/", "ünïcødé/"), page.commonPrefixes());
+        assertEquals(keys.size() - 2, page.objects().size());
+    }
+
+    @Test
+    void anotherGatewayOnTheSameRemoteContinuesAListingAForeignTokenIsRefused() throws Exception {
+        for (String k : List.of("a", "b", "c")) {
+            store.put("bucket", k, new ByteArrayInputStream(new byte[1]), 1, PutOptions.DEFAULT);
+        }
+        ListPage first = store.list("bucket", new ListRequest("", "", 1, null, null));
+        assertTrue(first.truncated());
+        try (S3ObjectStore second = open(prefix, null)) {
+            ListPage next = second.list("bucket", new ListRequest("", "", 1000, first.nextContinuationToken(), null));
+            assertEquals(List.of("b", "c"), next.objects().stream().map(o -> o.key()).toList());
+            assertEquals("ALICEKEY", second.headBucket("bucket").owner(), "ownership lives on the remote");
+            assertTrue(second.isAuthorized("ALICEKEY", org.objrdma.api.store.StoreAction.GET_OBJECT, "bucket", "a"));
+        }
+        String forged = first.nextContinuationToken().substring(0, first.nextContinuationToken().length() - 2) + "AA";
+        assertEquals(StoreError.INVALID_ARGUMENT, assertThrows(StoreException.class,
+                () -> store.list("bucket", new ListRequest("", "", 10, forged, null))).error());
+        assertFalse(store.list("bucket", ListRequest.all()).truncated());
+    }
+}

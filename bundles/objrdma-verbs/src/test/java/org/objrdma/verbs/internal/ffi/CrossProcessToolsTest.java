@@ -1,0 +1,113 @@
+package org.objrdma.verbs.internal.ffi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.objrdma.verbs.testsupport.RdmaCoreTools;
+
+/**
+ * The software device spans processes: programs nobody here wrote, rdma-core's {@code ibv_rc_pingpong} and
+ * perftest's {@code ib_write_bw} / {@code ib_read_bw}, run as server and client in two processes on
+ * {@code softrc0} and move their bytes through it; and the device's own two-process C test
+ * ({@code softverbs_xp_test}: every opcode byte-checked, the responder-side errors, a killed peer).
+ */
+class CrossProcessToolsTest {
+    static final Pattern LOCAL_QPN = Pattern.compile("local address:\\s+LID 0x[0-9a-f]+, QPN 0x([0-9a-f]+)");
+    static final Pattern BW_ROW = Pattern.compile("(?m)^\\s*(\\d+)\\s+(\\d+)\\s+([0-9.]+)\\s+([0-9.]+)\\s+[0-9.]+\\s*$");
+
+    @Test
+    void rcPingpongServerAndClientInTwoProcesses() throws Exception {
+        String pp = RdmaCoreTools.require("ibv_rc_pingpong", "ibverbs-utils");
+        String port = Integer.toString(RdmaCoreTools.freePort());
+        RdmaCoreTools.Run server = RdmaCoreTools.start(pp, "-d", "softrc0", "-p", port, "-n", "500", "-c");
+        RdmaCoreTools.Run client = null;
+        try {
+            RdmaCoreTools.awaitListening(Integer.parseInt(port), server);  // pingpong's client does not retry
+            client = RdmaCoreTools.start(pp, "-d", "softrc0", "-p", port, "-n", "500", "-c", "127.0.0.1");
+            String cout = client.finish(30);
+            String sout = server.finish(30);
+            assertEquals(0, client.exitValue(), cout);
+            assertEquals(0, server.exitValue(), sout);
+            assertTrue(sout.contains("500 iters in"), sout);
+            assertTrue(!sout.contains("invalid data"), sout);
+            assertNotEquals(qpn(sout), qpn(cout), "both sides got the same QPN: the client talked to a twin of itself");
+        } finally {
+            server.kill();
+            if (client != null) {
+                client.kill();
+            }
+        }
+    }
+
+    static String qpn(String out) {
+        Matcher m = LOCAL_QPN.matcher(out);
+        assertTrue(m.find(), out);
+        return m.group(1);
+    }
+
+    void perftest(String tool) throws Exception {
+        String bin = RdmaCoreTools.require(tool, "perftest");
+        String port = Integer.toString(RdmaCoreTools.freePort());
+        String[] args = {"-d", "softrc0", "-p", port, "-s", "1048576", "-n", "100"};
+        RdmaCoreTools.Run server = RdmaCoreTools.start(concat(bin, args));
+        RdmaCoreTools.Run client = null;
+        try {
+            RdmaCoreTools.awaitListening(Integer.parseInt(port), server);
+            client = RdmaCoreTools.start(concat(bin, concat("127.0.0.1", args)));
+            String cout = client.finish(60);
+            String sout = server.finish(60);
+            assertEquals(0, client.exitValue(), cout);
+            assertEquals(0, server.exitValue(), sout);
+            Matcher m = BW_ROW.matcher(cout);
+            assertTrue(m.find(), "no bandwidth row in:\n" + cout);
+            assertEquals("1048576", m.group(1));
+            assertTrue(Double.parseDouble(m.group(4)) > 0, cout);
+            assertNotEquals(perftestQpn(sout, "local"), perftestQpn(sout, "remote"), sout);
+        } finally {
+            server.kill();
+            if (client != null) {
+                client.kill();
+            }
+        }
+    }
+
+    static String perftestQpn(String out, String side) {
+        Matcher m = Pattern.compile(side + " address: LID 0x[0-9a-f]+ QPN (0x[0-9a-f]+)").matcher(out);
+        assertTrue(m.find(), out);
+        return m.group(1);
+    }
+
+    static String[] concat(String first, String... rest) {
+        String[] all = new String[rest.length + 1];
+        all[0] = first;
+        System.arraycopy(rest, 0, all, 1, rest.length);
+        return all;
+    }
+
+    @Test
+    void ibWriteBwBetweenTwoProcesses() throws Exception {
+        perftest("ib_write_bw");
+    }
+
+    @Test
+    void ibReadBwBetweenTwoProcesses() throws Exception {
+        perftest("ib_read_bw");
+    }
+
+    @Test
+    void theDevicePassesItsOwnTwoProcessCTest() throws Exception {
+        String binary = System.getProperty("objrdma.softverbs.xptest");
+        assertTrue(binary != null && Files.isExecutable(Path.of(binary)),
+                "objrdma.softverbs.xptest must name softverbs_xp_test built by build.sh, was " + binary);
+        RdmaCoreTools.Run run = RdmaCoreTools.start(binary);
+        String out = run.finish(120);
+        assertEquals(0, run.exitValue(), out);
+        assertTrue(out.contains(" 0 failed"), out);
+    }
+}
