@@ -103,7 +103,7 @@ public class CuObjIT extends ObjRdmaTestSupport {
                 MemorySegment host = server.allocHostBuffer(SIZE);
                 host.fill((byte) 0x3C);
                 RdmaBuffer buf = server.registerBuffer(host, SIZE);
-                CuObjDescriptor get = agent.descriptor(memory, 0, SIZE, Op.GET);
+                CuObjDescriptor get = agent.descriptor(memory, 0, SIZE, Op.GET).descriptor();
                 assertEquals(SIZE, server.handleGetObject("it-flow", buf, get.remoteAddress(), SIZE, get.format(), ch));
                 assertEquals(-1, memory.segment().mismatch(host));
                 server.deRegisterBuffer(buf);
@@ -194,14 +194,14 @@ public class CuObjIT extends ObjRdmaTestSupport {
                 new Random(1).nextBytes(object);
                 MemorySegment.copy(MemorySegment.ofArray(object), 0, host, 0, SIZE);
 
-                CuObjDescriptor get = agent.descriptor(memory, 0, SIZE, Op.GET);
+                CuObjDescriptor get = agent.descriptor(memory, 0, SIZE, Op.GET).descriptor();
                 assertEquals(SIZE, server.handleGetObject("it-get", buf, get.remoteAddress(), SIZE, get.format(), ch));
                 assertEquals(-1, memory.segment().asSlice(0, SIZE).mismatch(host));
 
                 byte[] upload = new byte[SIZE];
                 new Random(2).nextBytes(upload);
                 MemorySegment.copy(MemorySegment.ofArray(upload), 0, memory.segment(), SIZE, SIZE);
-                CuObjDescriptor put = agent.descriptor(memory, SIZE, SIZE, Op.PUT);
+                CuObjDescriptor put = agent.descriptor(memory, SIZE, SIZE, Op.PUT).descriptor();
                 int[] status = {-1};
                 assertEquals(SIZE, server.handlePutObject("it-put", buf, put.remoteAddress(), SIZE, put.format(), ch,
                         0, status));

@@ -47,6 +47,7 @@ import org.objrdma.api.transport.ChannelOptions;
 import org.objrdma.api.transport.ChannelState;
 import org.objrdma.api.transport.Completion;
 import org.objrdma.api.transport.EndpointInfo;
+import org.objrdma.api.transport.MemoryGrant;
 import org.objrdma.api.transport.MemoryRegion;
 import org.objrdma.api.transport.ScatterGatherEntry;
 import org.objrdma.api.transport.Transport;
@@ -89,9 +90,14 @@ public class SessionManagerIT extends ObjRdmaTestSupport {
     @Inject
     ServiceComponentRuntime scr;
 
+    /** The client endpoints of these tests are on loopback, which PREPARE's address policy refuses by default. */
+    private static final String LOOPBACK = "127.0.0.0/8,::1";
+
     @Configuration
     public Option[] config() {
-        return baseOptions();
+        return org.ops4j.pax.exam.OptionUtils.combine(baseOptions(),
+                org.ops4j.pax.exam.karaf.options.KarafDistributionOption.editConfigurationFilePut(
+                        "etc/" + PID + ".cfg", "allow.addresses", LOOPBACK));
     }
 
     /** Whiteboard listener registered by the test: every terminal event it is told about. */
@@ -131,10 +137,13 @@ public class SessionManagerIT extends ObjRdmaTestSupport {
         final MemorySegment memory = arena.allocate(SIZE, 4096);
         final MemoryRegion region;
         final Channel channel;
+        /** What a GET's server may write: all of the memory, through this client's channel only. */
+        final MemoryGrant grant;
 
         Client(Transport tcp) throws Exception {
-            region = tcp.register(memory, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+            region = tcp.register(memory, EnumSet.of(Access.LOCAL_WRITE)); // local-only: peers get the grant
             channel = tcp.openChannel(ChannelOptions.DEFAULT);
+            grant = channel.grant(region, 0, SIZE, EnumSet.of(Access.REMOTE_WRITE));
         }
 
         EndpointInfo preparedEndpoint() {
@@ -162,7 +171,7 @@ public class SessionManagerIT extends ObjRdmaTestSupport {
             byte[] object = new byte[SIZE];
             new java.util.Random(7).nextBytes(object);
             PrepareResponse get = sessions.prepare(new PrepareRequest(ALICE, Op.GET, "/it/get", 0, SIZE, 0x77, COOKIE,
-                    client.preparedEndpoint(), client.region.asRemote())).orElseThrow();
+                    client.preparedEndpoint(), client.grant.asRemote())).orElseThrow();
             SessionBuffer lease = sessions.borrowStaging(get.sessionId()).orElseThrow();
             MemorySegment.copy(MemorySegment.ofArray(object), 0, lease.buffer(), 0, SIZE);
             assertEquals(RcStatus.OK, sessions.finishStaging(get.sessionId(), lease.handle(), true, SIZE, "\"g\"", ""));
@@ -266,6 +275,23 @@ public class SessionManagerIT extends ObjRdmaTestSupport {
     }
 
     @Test
+    public void aBadAllowListFailsActivationNamingTheProperty() throws Exception {
+        waitForService(SessionManager.class, null);
+        try {
+            Hashtable<String, Object> bad = new Hashtable<>();
+            bad.put("allow.addresses", "127.0.0.0/8,localhost");
+            withConfigAdmin(ca -> ca.getConfiguration(PID, "?").update(bad));
+            await("the session component fails activation", SERVICE_TIMEOUT,
+                    () -> failure().map(f -> f.contains("allow.addresses")).orElse(false));
+        } finally {
+            Hashtable<String, Object> good = new Hashtable<>();
+            good.put("allow.addresses", LOOPBACK);
+            withConfigAdmin(ca -> ca.getConfiguration(PID, "?").update(good));
+        }
+        waitForService(SessionManager.class, null);
+    }
+
+    @Test
     public void aBadConfigurationFailsActivationNamingTheProperty() throws Exception {
         waitForService(SessionManager.class, null);
         try {
@@ -276,7 +302,9 @@ public class SessionManagerIT extends ObjRdmaTestSupport {
             await("the session component fails activation", SERVICE_TIMEOUT,
                     () -> failure().map(f -> f.contains("max.user.sessions")).orElse(false));
         } finally {
-            withConfigAdmin(ca -> ca.getConfiguration(PID, "?").delete());
+            Hashtable<String, Object> good = new Hashtable<>();
+            good.put("allow.addresses", LOOPBACK);
+            withConfigAdmin(ca -> ca.getConfiguration(PID, "?").update(good));
         }
         SessionManager back = waitForService(SessionManager.class, null);
         await("the component is active again", SERVICE_TIMEOUT, () -> {

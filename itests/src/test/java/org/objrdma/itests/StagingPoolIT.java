@@ -30,6 +30,8 @@ import org.objrdma.api.staging.StagingStatus;
 import org.objrdma.api.telemetry.Counter;
 import org.objrdma.api.telemetry.TelemetryView;
 import org.objrdma.api.transport.Access;
+import org.objrdma.api.transport.MemoryGrant;
+import org.objrdma.api.transport.WcStatus;
 import org.objrdma.api.transport.BatchResult;
 import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.ChannelOptions;
@@ -116,7 +118,8 @@ public class StagingPoolIT extends ObjRdmaTestSupport {
             assertEquals(size, lease.region().length());
             assertEquals(transport.name(), lease.region().transportName());
             assertTrue(lease.region().isOpen());
-            assertTrue(lease.region().access().containsAll(EnumSet.of(Access.REMOTE_WRITE, Access.REMOTE_READ)));
+            assertEquals("local-only: no peer reaches a staging buffer by its registration",
+                    EnumSet.of(Access.LOCAL_WRITE), lease.region().access());
             if (transport.level() == TransportLevel.TCP && "tcp".equals(transport.name())) {
                 peerWritesInto(transport, lease);
             }
@@ -139,7 +142,11 @@ public class StagingPoolIT extends ObjRdmaTestSupport {
         assertEquals(StagingStatus.INVALID_SIZE, tooBig.status());
     }
 
-    /** A client with its own memory WRITEs 64 KiB over TCP channels into the lease, as a hipobj PUT does. */
+    /**
+     * A client with its own memory WRITEs 64 KiB over TCP channels into the lease, as a hipobj PUT does: with the
+     * region's own key it is refused (the registration is local-only), through a grant of the lease's slice on the
+     * server's channel it lands.
+     */
     private void peerWritesInto(Transport tcp, StagingLease lease) throws Exception {
         int length = Math.toIntExact(lease.size());
         try (Arena arena = Arena.ofShared()) {
@@ -160,9 +167,28 @@ public class StagingPoolIT extends ObjRdmaTestSupport {
                 });
                 clientSide.connect(serverSide.localEndpoint());
                 other.get(30, TimeUnit.SECONDS);
-                BatchResult r = clientSide.submit(List.of(WorkRequest.write(1, ScatterGatherEntry.of(client),
+                BatchResult refused = clientSide.submit(List.of(WorkRequest.write(1, ScatterGatherEntry.of(client),
                         lease.region().address(), lease.region().rkey())), Duration.ofSeconds(30))
                         .get(60, TimeUnit.SECONDS);
+                assertEquals(WcStatus.REM_ACCESS_ERR, refused.completions().get(0).status());
+                assertEquals("nothing landed", -1, lease.segment().mismatch(MemorySegment.ofArray(new byte[length])));
+                clientSide.reset();
+                serverSide.reset();
+                MemoryGrant grant = serverSide.grant(lease.region(), lease.segment().address() - lease.region().address(),
+                        length, EnumSet.of(Access.REMOTE_WRITE));
+                CompletableFuture<Void> again = CompletableFuture.runAsync(() -> {
+                    try {
+                        serverSide.connect(clientSide.localEndpoint());
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                clientSide.connect(serverSide.localEndpoint());
+                again.get(30, TimeUnit.SECONDS);
+                BatchResult r = clientSide.submit(List.of(WorkRequest.write(2, ScatterGatherEntry.of(client),
+                        grant.address(), grant.rkey())), Duration.ofSeconds(30))
+                        .get(60, TimeUnit.SECONDS);
+                grant.revoke();
                 assertTrue("write into the staging lease failed: " + r, r.isSuccess());
                 assertEquals(length, r.bytesTransferred());
                 assertEquals("the lease holds what the peer wrote", -1, lease.segment().mismatch(clientMemory));

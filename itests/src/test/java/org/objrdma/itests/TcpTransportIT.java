@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.objrdma.api.transport.Access;
+import org.objrdma.api.transport.RemoteRegion;
 import org.objrdma.api.transport.BatchResult;
 import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.ChannelOptions;
@@ -81,7 +82,7 @@ public class TcpTransportIT extends ObjRdmaTestSupport {
                 assertEquals(ChannelState.CONNECTED, a.state());
                 assertEquals(ChannelState.CONNECTED, b.state());
 
-                BatchResult ok = a.submit(List.of(WorkRequest.write(1, ScatterGatherEntry.of(src), dst.asRemote())),
+                BatchResult ok = a.submit(List.of(WorkRequest.write(1, ScatterGatherEntry.of(src), new RemoteRegion(dst.address(), dst.length(), dst.rkey()))),
                         Duration.ofSeconds(30)).get(60, TimeUnit.SECONDS);
                 assertTrue("write failed: " + ok, ok.isSuccess());
                 assertEquals(size, ok.bytesTransferred());

@@ -19,6 +19,7 @@ import java.util.Set;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.objrdma.api.transport.Access;
+import org.objrdma.api.transport.RemoteRegion;
 import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.ChannelOptions;
 import org.objrdma.api.transport.Completion;
@@ -148,7 +149,7 @@ public class VerbsDeviceIT extends ObjRdmaTestSupport {
             }
             try (MemoryRegion s = transport.register(src, Set.of(Access.LOCAL_WRITE));
                  MemoryRegion d = transport.register(dst, Set.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE))) {
-                a.post(WorkRequest.write(1, ScatterGatherEntry.of(s), d.asRemote()));
+                a.post(WorkRequest.write(1, ScatterGatherEntry.of(s), new RemoteRegion(d.address(), d.length(), d.rkey())));
                 Completion[] out = new Completion[1];
                 long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
                 while (a.poll(out) == 0) {

@@ -6,7 +6,6 @@ import java.util.Objects;
 import java.util.zip.CRC32C;
 import org.objrdma.api.transport.Access;
 import org.objrdma.api.transport.MemoryRegion;
-import org.objrdma.api.transport.RemoteRegion;
 import org.objrdma.api.transport.Transport;
 import org.objrdma.api.transport.TransportError;
 import org.objrdma.api.transport.TransportException;
@@ -14,16 +13,13 @@ import org.objrdma.api.transport.TransportException;
 /**
  * Client memory registered with a transport for S3-over-RDMA ({@code cuMemObjGetDescriptor}'s counterpart).
  *
- * <p>The memory is registered twice, so that what a server is handed allows exactly what the operation needs:
- * <ul>
- *   <li>the <em>writable</em> region ({@code LOCAL_WRITE, REMOTE_WRITE}) is what GET descriptors and tokens name:
- *       a server given a GET descriptor can write into the memory but not read it;</li>
- *   <li>the <em>readable</em> region ({@code REMOTE_READ}) is what PUT descriptors name: a server given a PUT
- *       descriptor can read the memory but not change it.</li>
- * </ul>
+ * <p>The registration is <em>local-only</em> ({@code LOCAL_WRITE}): no server reaches the memory through it. What a
+ * server is handed for one transfer is a grant of exactly the transfer's slice on the channel that server uses,
+ * with exactly the access the operation needs (GET: the server may write, PUT: it may read), revoked when the
+ * transfer ends — {@link CuObjAgent#descriptor} and {@link RcClient#begin} make and end them.
  *
- * <p>Ownership: the caller owns the segment and this object; {@link #close()} deregisters both regions
- * (idempotent) and leaves the memory to whoever allocated it. Close only after the transfers that use it ended.
+ * <p>Ownership: the caller owns the segment and this object; {@link #close()} deregisters (idempotent) and leaves
+ * the memory to whoever allocated it. Close only after the transfers that use it ended.
  */
 public final class ClientMemory implements AutoCloseable {
     /** Largest registration: 4 GiB - 64 KiB, cuObject's {@code CUOBJ_MAX_MEMORY_REG_SIZE}. */
@@ -31,14 +27,12 @@ public final class ClientMemory implements AutoCloseable {
 
     private final Transport transport;
     private final MemorySegment segment;
-    private final MemoryRegion writable;
-    private final MemoryRegion readable;
+    private final MemoryRegion region;
 
-    private ClientMemory(Transport transport, MemorySegment segment, MemoryRegion writable, MemoryRegion readable) {
+    private ClientMemory(Transport transport, MemorySegment segment, MemoryRegion region) {
         this.transport = transport;
         this.segment = segment;
-        this.writable = writable;
-        this.readable = readable;
+        this.region = region;
     }
 
     /**
@@ -53,14 +47,7 @@ public final class ClientMemory implements AutoCloseable {
             throw new TransportException(TransportError.INVALID_ARGUMENT, "client memory must be 1 byte to "
                     + MAX_REGISTRATION + " bytes (4 GiB - 64 KiB), was " + (segment == null ? "null" : segment.byteSize()));
         }
-        MemoryRegion writable = transport.register(segment, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
-        try {
-            MemoryRegion readable = transport.register(segment, EnumSet.of(Access.REMOTE_READ));
-            return new ClientMemory(transport, segment, writable, readable);
-        } catch (TransportException | RuntimeException e) {
-            writable.close();
-            throw e;
-        }
+        return new ClientMemory(transport, segment, transport.register(segment, EnumSet.of(Access.LOCAL_WRITE)));
     }
 
     /** The transport the memory is registered with. */
@@ -78,24 +65,14 @@ public final class ClientMemory implements AutoCloseable {
         return segment.byteSize();
     }
 
-    /** The region servers may write into (GET). */
-    public MemoryRegion writableRegion() {
-        return writable;
-    }
-
-    /** The region servers may read from (PUT). */
-    public MemoryRegion readableRegion() {
-        return readable;
-    }
-
-    /** The remote view of {@code [offset, offset + length)} of the region a server needs for {@code get} or not. */
-    public RemoteRegion remote(boolean forGet, long offset, long length) {
-        return (forGet ? writable : readable).asRemote().slice(offset, length);
+    /** The local-only registration: local work requests use it; peers get grants of its slices. */
+    public MemoryRegion region() {
+        return region;
     }
 
     /** False once closed or once the transport dropped a registration. */
     public boolean isOpen() {
-        return writable.isOpen() && readable.isOpen();
+        return region.isOpen();
     }
 
     /** CRC32C of {@code [offset, offset + length)}, e.g. to compare with {@code x-amz-checksum-crc32c}. */
@@ -105,11 +82,10 @@ public final class ClientMemory implements AutoCloseable {
         return crc.getValue();
     }
 
-    /** Deregisters both regions; idempotent. */
+    /** Deregisters; idempotent. */
     @Override
     public void close() {
-        readable.close();
-        writable.close();
+        region.close();
     }
 
     @Override

@@ -2,13 +2,14 @@ package org.objrdma.client;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.Objects;
 import org.objrdma.api.session.Op;
+import org.objrdma.api.transport.Access;
 import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.ChannelOptions;
 import org.objrdma.api.transport.ChannelState;
 import org.objrdma.api.transport.EndpointInfo;
-import org.objrdma.api.transport.RemoteRegion;
 import org.objrdma.api.transport.Transport;
 import org.objrdma.api.transport.TransportError;
 import org.objrdma.api.transport.TransportException;
@@ -16,6 +17,7 @@ import org.objrdma.api.transport.TransportLevel;
 import org.objrdma.wire.AgentKeys;
 import org.objrdma.wire.CuObjDescriptor;
 import org.objrdma.wire.Errno;
+import org.objrdma.wire.RemoteSlice;
 
 /**
  * The client side of the cuObject flow over the TCP transport: the memory agent channels a server connects
@@ -31,6 +33,16 @@ import org.objrdma.wire.Errno;
  * channel id and key, so descriptors already handed out stay valid and the server can dial again. Until that
  * call a server's dial to the lane is refused (its request fails with {@code -EIO}, which cuObject clients
  * retry). Only a lane that cannot be reset (or was closed) gets a new channel, and with it a new id.
+ *
+ * <p><b>Grants.</b> Memory is registered local-only ({@link ClientMemory}); each descriptor carries the rkey of a
+ * grant of exactly its slice on the lane it names (GET: remote write, PUT: remote read), so only the server
+ * connected to that lane reaches it, and only until the grant is revoked: {@link #get} / {@link #put} revoke it
+ * when the transfer ends, the caller of {@link #descriptor} closes the {@link CuObjGrant}. A lane reset revokes
+ * the lane's grants.
+ *
+ * <p><b>Keys.</b> Open the agent with the key of the principal whose credential the S3 requests carry
+ * ({@link #openForPrincipal}: {@code AgentKeys.forPrincipal(secret)}), so a server dials it only on behalf of that
+ * principal; {@link #open} takes any key (the shared {@code agent.key} of the cuObjServer-compatible mode).
  *
  * <p><b>Limits.</b> A descriptor names at most 2^32 - 1 bytes (its rsize field) of registered memory; a
  * channel id above 2^24 - 1 (the qp field) cannot be described, so {@link #descriptor} refuses it with
@@ -54,6 +66,17 @@ public final class CuObjAgent implements AutoCloseable {
         this.agentKey = agentKey;
         this.maxRequestSize = maxRequestSize;
         this.lanes = new Channel[lanes];
+    }
+
+    /**
+     * An agent with one lane keyed for one principal: the key is {@code AgentKeys.forPrincipal(secretAccessKey)},
+     * which the server derives from the same credential.
+     */
+    public static CuObjAgent openForPrincipal(Transport transport, String secretAccessKey) throws TransportException {
+        if (secretAccessKey == null || secretAccessKey.isEmpty()) {
+            throw new TransportException(TransportError.INVALID_ARGUMENT, "no secret access key");
+        }
+        return open(transport, AgentKeys.forPrincipal(secretAccessKey));
     }
 
     /** An agent with one lane and requests of at most 1 GiB. */
@@ -149,22 +172,22 @@ public final class CuObjAgent implements AutoCloseable {
     }
 
     /** {@link #descriptor(ClientMemory, long, long, Op, int)} on lane 0. */
-    public CuObjDescriptor descriptor(ClientMemory memory, long bufferOffset, long size, Op op)
+    public CuObjGrant descriptor(ClientMemory memory, long bufferOffset, long size, Op op)
             throws TransportException {
         return descriptor(memory, bufferOffset, size, op, 0);
     }
 
     /**
      * The descriptor of {@code [bufferOffset, bufferOffset + size)} of {@code memory} for {@code op}
-     * ({@code cuMemObjGetRDMAToken}): a GET descriptor names the writable region, a PUT descriptor the readable
-     * one, and both the agent channel of {@code lane}.
+     * ({@code cuMemObjGetRDMAToken}) and the grant it names: exactly that slice, on the agent channel of
+     * {@code lane}, remote write for GET and remote read for PUT. Close the grant when the transfer ended.
      *
      * @throws IllegalArgumentException memory of another transport or closed, a range outside it, size 0 or
      *         above 2^32 - 1, a lane out of range
-     * @throws TransportException CLOSED, RESOURCE_EXHAUSTED (a channel id beyond 24 bits), or what reopening a
-     *         failed lane throws
+     * @throws TransportException CLOSED, RESOURCE_EXHAUSTED (a channel id beyond 24 bits, or the lane holds
+     *         the transport's most grants), or what reopening a failed lane or granting throws
      */
-    public CuObjDescriptor descriptor(ClientMemory memory, long bufferOffset, long size, Op op, int lane)
+    public CuObjGrant descriptor(ClientMemory memory, long bufferOffset, long size, Op op, int lane)
             throws TransportException {
         checkRange(memory, bufferOffset, size, op);
         Objects.checkIndex(lane, lanes.length);
@@ -179,9 +202,11 @@ public final class CuObjAgent implements AutoCloseable {
             throw new TransportException(TransportError.RESOURCE_EXHAUSTED, "channel id " + me.channelId()
                     + " does not fit the descriptor's 24-bit qp field: restart the transport");
         }
-        RemoteRegion r = memory.remote(op == Op.GET, bufferOffset, size);
+        RemoteSlice slice = RemoteSlice.open(transport, c, memory.region(), bufferOffset, size,
+                EnumSet.of(op == Op.GET ? Access.REMOTE_WRITE : Access.REMOTE_READ));
         InetSocketAddress agentAddress = me.address();
-        return CuObjDescriptor.forTcpAgent(agentAddress, me.channelId(), r.address(), r.length(), r.rkey());
+        return new CuObjGrant(CuObjDescriptor.forTcpAgent(agentAddress, me.channelId(), slice.remote().address(),
+                slice.remote().length(), slice.rkey()), slice);
     }
 
     private void checkRange(ClientMemory memory, long bufferOffset, long size, Op op) {
@@ -224,15 +249,21 @@ public final class CuObjAgent implements AutoCloseable {
 
     /** {@link #get} or {@link #put} on a given lane. */
     public long run(Op op, ClientMemory memory, long bufferOffset, long size, CuObjRequestHandler handler, int lane) {
-        CuObjDescriptor d;
+        CuObjGrant grant;
         try {
             Objects.requireNonNull(handler, "handler");
-            d = descriptor(memory, bufferOffset, size, op, lane);
+            grant = descriptor(memory, bufferOffset, size, op, lane);
         } catch (IllegalArgumentException | NullPointerException | IndexOutOfBoundsException e) {
             return -Errno.EINVAL;
         } catch (TransportException e) {
             return -Errno.EIO;
         }
+        try (grant) {
+            return transfer(op, grant.descriptor(), size, handler);
+        }
+    }
+
+    private long transfer(Op op, CuObjDescriptor d, long size, CuObjRequestHandler handler) {
         long done = 0;
         while (done < size) {
             long chunk = Math.min(maxRequestSize, size - done);

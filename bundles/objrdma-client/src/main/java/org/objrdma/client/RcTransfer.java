@@ -2,6 +2,7 @@ package org.objrdma.client;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.EnumSet;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import org.objrdma.api.PrincipalId;
@@ -10,6 +11,7 @@ import org.objrdma.api.session.PrepareRequest;
 import org.objrdma.api.session.PrepareResponse;
 import org.objrdma.api.session.ReadyRequest;
 import org.objrdma.api.session.SessionId;
+import org.objrdma.api.transport.Access;
 import org.objrdma.api.transport.BatchResult;
 import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.Completion;
@@ -22,6 +24,7 @@ import org.objrdma.api.transport.WcStatus;
 import org.objrdma.api.transport.WorkRequest;
 import org.objrdma.wire.RcToken;
 import org.objrdma.wire.RcTokenCodecs;
+import org.objrdma.wire.RemoteSlice;
 import org.objrdma.wire.TokenResult;
 
 /**
@@ -39,6 +42,11 @@ import org.objrdma.wire.TokenResult;
  *       cookie and exactly {@link #size()} bytes; for PUT once the write was acknowledged.</li>
  * </ol>
  * {@link #close()} closes the channel (idempotent); do it after the outcome, or to abandon the transfer.
+ *
+ * <p>A GET grants the server exactly {@code [offset, offset + size)} of the memory, writable only, on this
+ * transfer's channel ({@link #clientRegion()} is that grant; on a transport that cannot grant before the channel
+ * connects, a registration of the slice), and revokes it as soon as the outcome is known, or at {@link #close()}.
+ * A PUT grants nothing: the client writes into the server's staging grant.
  */
 public final class RcTransfer implements AutoCloseable {
     private static final long RECV_WR_ID = 1;
@@ -53,9 +61,11 @@ public final class RcTransfer implements AutoCloseable {
     private final Channel channel;
     private final Duration timeout;
     private final CompletableFuture<BatchResult> getArrival;
+    /** GET: the server's access to the target slice; null for PUT. */
+    private final RemoteSlice target;
 
     private RcTransfer(Op op, ClientMemory memory, long offset, int size, int cookie, int psn, Channel channel,
-                       Duration timeout, CompletableFuture<BatchResult> getArrival) {
+                       Duration timeout, CompletableFuture<BatchResult> getArrival, RemoteSlice target) {
         this.op = op;
         this.memory = memory;
         this.offset = offset;
@@ -65,13 +75,17 @@ public final class RcTransfer implements AutoCloseable {
         this.channel = channel;
         this.timeout = timeout;
         this.getArrival = getArrival;
+        this.target = target;
     }
 
     static RcTransfer start(Op op, ClientMemory memory, long offset, int size, int cookie, int drawnPsn,
                             Channel channel, Duration timeout) throws TransportException {
+        RemoteSlice target = null;
         try {
             CompletableFuture<BatchResult> arrival = null;
             if (op == Op.GET) {
+                target = RemoteSlice.open(memory.transport(), channel, memory.region(), offset, size,
+                        EnumSet.of(Access.REMOTE_WRITE));
                 // a zero-length receive takes the completion of the server's WRITE_WITH_IMM
                 arrival = channel.submit(List.of(WorkRequest.recv(RECV_WR_ID)), timeout);
                 if (arrival.isCompletedExceptionally()) {
@@ -79,9 +93,18 @@ public final class RcTransfer implements AutoCloseable {
                 }
             }
             int psn = channel.localEndpoint().initialPsn().orElse(drawnPsn);
-            return new RcTransfer(op, memory, offset, size, cookie, psn, channel, timeout, arrival);
+            return new RcTransfer(op, memory, offset, size, cookie, psn, channel, timeout, arrival, target);
+        } catch (TransportException e) {
+            channel.close();
+            if (target != null) {
+                target.close();
+            }
+            throw e;
         } catch (RuntimeException e) {
             channel.close();
+            if (target != null) {
+                target.close();
+            }
             if (e.getCause() instanceof TransportException te) {
                 throw te;
             }
@@ -123,9 +146,9 @@ public final class RcTransfer implements AutoCloseable {
         return channel.localEndpoint().as(EndpointInfo.Tcp.class).map(EndpointInfo.Tcp::key).orElse(null);
     }
 
-    /** GET: the client memory the server writes into; PUT: null. */
+    /** GET: the grant of the client memory the server writes into (valid until the outcome); PUT: null. */
     public RemoteRegion clientRegion() {
-        return op == Op.GET ? memory.remote(true, offset, size) : null;
+        return target == null ? null : target.remote();
     }
 
     /** The 88-hex client token: RC for verbs, TCP (0x80) for the TCP transport; a GET's names its region. */
@@ -165,9 +188,9 @@ public final class RcTransfer implements AutoCloseable {
                     "connect to the server failed: " + e.getMessage()));
         }
         if (op == Op.GET) {
-            return getArrival.handle((batch, error) -> error != null
+            return getArrival.handle((batch, error) -> revokeTarget(error != null
                     ? RcOutcome.failure(WcStatus.GENERAL_ERR, "the receive could not be posted: " + error.getMessage())
-                    : checkGet(batch));
+                    : checkGet(batch)));
         }
         RemoteRegion staging = prepared.stagingRegion();
         if (staging.length() < size) {
@@ -175,7 +198,7 @@ public final class RcTransfer implements AutoCloseable {
                     "the server's staging region holds " + staging.length() + " bytes, the transfer " + size));
         }
         WorkRequest write = WorkRequest.writeWithImm(WRITE_WR_ID,
-                new ScatterGatherEntry(memory.writableRegion(), offset, size), staging.address(), staging.rkey(), cookie);
+                new ScatterGatherEntry(memory.region(), offset, size), staging.address(), staging.rkey(), cookie);
         return channel.submit(List.of(write), timeout).handle((batch, error) -> {
             if (error != null) {
                 return RcOutcome.failure(WcStatus.GENERAL_ERR, "the write could not be posted: " + error.getMessage());
@@ -222,9 +245,20 @@ public final class RcTransfer implements AutoCloseable {
         return RcOutcome.failure(WcStatus.GENERAL_ERR, "unexpected completions: " + batch);
     }
 
-    /** Closes the channel; a pending receive or write completes flushed. Idempotent. */
+    /** The outcome is known: the server may no longer write into the slice. */
+    private RcOutcome revokeTarget(RcOutcome outcome) {
+        if (target != null) {
+            target.close();
+        }
+        return outcome;
+    }
+
+    /** Closes the channel and revokes the GET grant; a pending receive or write completes flushed. Idempotent. */
     @Override
     public void close() {
         channel.close();
+        if (target != null) {
+            target.close();
+        }
     }
 }

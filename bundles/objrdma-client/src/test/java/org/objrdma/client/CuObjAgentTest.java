@@ -2,6 +2,7 @@ package org.objrdma.client;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -97,27 +98,28 @@ class CuObjAgentTest {
 
     @Test
     void aDescriptorNamesTheAgentChannelAndTheRegionTheOperationNeeds() throws Exception {
-        CuObjDescriptor get = agent.descriptor(memory, 4096, 8192, Op.GET);
-        CuObjDescriptor put = agent.descriptor(memory, 4096, 8192, Op.PUT);
+        CuObjDescriptor get = agent.descriptor(memory, 4096, 8192, Op.GET).descriptor();
+        CuObjDescriptor put = agent.descriptor(memory, 4096, 8192, Op.PUT).descriptor();
         assertEquals(clientTransport.agentAddress(), get.tcpAgentAddress().value());
         assertEquals(agent.channel(0).id(), get.targetNumber());
         assertEquals(memory.segment().address() + 4096, get.remoteAddress());
         assertEquals(8192, get.regionSize());
-        assertEquals(memory.writableRegion().rkey(), get.rkey());
-        assertEquals(memory.readableRegion().rkey(), put.rkey());
+        assertNotEquals(memory.region().rkey(), get.rkey(), "a grant's key, never the registration's");
+        assertNotEquals(memory.region().rkey(), put.rkey());
+        assertNotEquals(get.rkey(), put.rkey(), "one grant per descriptor");
         assertEquals(81, get.format().length());
     }
 
     @Test
     void theServerWritesThroughAGetDescriptorAndReadsThroughAPutDescriptor() throws Exception {
         fill(serverRegion.segment(), 1);
-        CuObjDescriptor get = agent.descriptor(memory, 0, SIZE, Op.GET);
+        CuObjDescriptor get = agent.descriptor(memory, 0, SIZE, Op.GET).descriptor();
         Channel c = serverConnect(get, key);
         assertTrue(run(c, WorkRequest.write(1, ScatterGatherEntry.of(serverRegion), get.remoteRegion())).isSuccess());
         assertEquals(-1, memory.segment().mismatch(serverRegion.segment()));
 
         fill(memory.segment(), 2);
-        CuObjDescriptor put = agent.descriptor(memory, 0, SIZE, Op.PUT);
+        CuObjDescriptor put = agent.descriptor(memory, 0, SIZE, Op.PUT).descriptor();
         assertEquals(get.targetNumber(), put.targetNumber(), "one lane, one channel, one connection");
         assertTrue(run(c, WorkRequest.read(2, ScatterGatherEntry.of(serverRegion), put.remoteRegion())).isSuccess());
         assertEquals(-1, memory.segment().mismatch(serverRegion.segment()));
@@ -125,7 +127,7 @@ class CuObjAgentTest {
 
     @Test
     void aGetDescriptorDoesNotLetTheServerReadTheMemory() throws Exception {
-        CuObjDescriptor get = agent.descriptor(memory, 0, SIZE, Op.GET);
+        CuObjDescriptor get = agent.descriptor(memory, 0, SIZE, Op.GET).descriptor();
         Channel c = serverConnect(get, key);
         BatchResult r = run(c, WorkRequest.read(1, ScatterGatherEntry.of(serverRegion), get.remoteRegion()));
         assertEquals(WcStatus.REM_ACCESS_ERR, r.completions().get(0).status());
@@ -133,7 +135,7 @@ class CuObjAgentTest {
 
     @Test
     void aPutDescriptorDoesNotLetTheServerWriteTheMemory() throws Exception {
-        CuObjDescriptor put = agent.descriptor(memory, 0, SIZE, Op.PUT);
+        CuObjDescriptor put = agent.descriptor(memory, 0, SIZE, Op.PUT).descriptor();
         Channel c = serverConnect(put, key);
         BatchResult r = run(c, WorkRequest.write(1, ScatterGatherEntry.of(serverRegion), put.remoteRegion()));
         assertEquals(WcStatus.REM_ACCESS_ERR, r.completions().get(0).status());
@@ -141,7 +143,7 @@ class CuObjAgentTest {
 
     @Test
     void aServerWithoutTheAgentKeyIsRefused() throws Exception {
-        CuObjDescriptor get = agent.descriptor(memory, 0, SIZE, Op.GET);
+        CuObjDescriptor get = agent.descriptor(memory, 0, SIZE, Op.GET).descriptor();
         TransportException e = assertThrows(TransportException.class, () -> serverConnect(get, AgentKeys.generate()));
         assertEquals(TransportError.AUTHENTICATION_FAILED, e.error());
         // the refusal did not use up the channel: the right key still connects
@@ -151,7 +153,7 @@ class CuObjAgentTest {
     @Test
     void aFailedLaneIsResetAndItsDescriptorsStayValid() throws Exception {
         fill(serverRegion.segment(), 9);
-        CuObjDescriptor first = agent.descriptor(memory, 0, SIZE, Op.GET);
+        CuObjDescriptor first = agent.descriptor(memory, 0, SIZE, Op.GET).descriptor();
         Channel c = serverConnect(first, key);
         run(c, WorkRequest.write(1, ScatterGatherEntry.of(serverRegion), first.remoteAddress(), first.rkey() ^ 1));
         assertEquals(ChannelState.ERROR, c.state(), "a bad rkey ends the connection, as on an RC queue pair");
@@ -160,18 +162,57 @@ class CuObjAgentTest {
             Thread.sleep(5); // the client's channel learns that the connection ended; channel(0) then resets it
         }
         assertEquals(ChannelState.INIT, agent.channel(0).state());
-        CuObjDescriptor second = agent.descriptor(memory, 0, SIZE, Op.GET);
-        assertEquals(first, second, "same channel id, same region: the old descriptor is as good as the new one");
+        CuObjDescriptor second = agent.descriptor(memory, 0, SIZE, Op.GET).descriptor();
+        assertEquals(first.targetNumber(), second.targetNumber(), "same channel id: the server dials the same lane");
+        assertNotEquals(first.rkey(), second.rkey(), "the reset revoked the lane's grants; a new descriptor, a new grant");
         Channel fresh = serverConnect(first, key);
-        assertTrue(run(fresh, WorkRequest.write(2, ScatterGatherEntry.of(serverRegion), first.remoteRegion())).isSuccess());
+        assertTrue(run(fresh, WorkRequest.write(2, ScatterGatherEntry.of(serverRegion), second.remoteRegion())).isSuccess());
         assertEquals(-1, memory.segment().mismatch(serverRegion.segment()));
     }
 
     @Test
+    void aDescriptorsGrantEndsWithTheTransferOrWhenClosed() throws Exception {
+        fill(serverRegion.segment(), 3);
+        CuObjDescriptor[] seen = new CuObjDescriptor[1];
+        Channel[] connection = new Channel[1];
+        long got = agent.get(memory, 0, SIZE, req -> {
+            try {
+                seen[0] = req.descriptor();
+                connection[0] = serverConnect(req.descriptor(), key);
+                return run(connection[0], WorkRequest.write(1, ScatterGatherEntry.of(serverRegion),
+                        req.descriptor().remoteRegion())).isSuccess() ? req.size() : -Errno.EIO;
+            } catch (Exception e) {
+                return -Errno.EIO;
+            }
+        });
+        assertEquals(SIZE, got);
+        BatchResult after = run(connection[0], WorkRequest.write(2, ScatterGatherEntry.of(serverRegion),
+                seen[0].remoteRegion()));
+        assertEquals(WcStatus.REM_ACCESS_ERR, after.completions().get(0).status(), "get() revoked the grant");
+
+        CuObjGrant grant = agent.descriptor(memory, 0, SIZE, Op.GET);
+        assertTrue(grant.isValid());
+        Channel c = serverConnect(grant.descriptor(), key);
+        grant.close();
+        grant.close(); // idempotent
+        assertFalse(grant.isValid());
+        assertEquals(WcStatus.REM_ACCESS_ERR, run(c, WorkRequest.write(3, ScatterGatherEntry.of(serverRegion),
+                grant.descriptor().remoteRegion())).completions().get(0).status(), "a closed grant reaches nothing");
+    }
+
+    @Test
+    void theRegistrationsOwnKeyReachesNothing() throws Exception {
+        CuObjDescriptor get = agent.descriptor(memory, 0, SIZE, Op.GET).descriptor();
+        Channel c = serverConnect(get, key);
+        assertEquals(WcStatus.REM_ACCESS_ERR, run(c, WorkRequest.write(1, ScatterGatherEntry.of(serverRegion),
+                get.remoteAddress(), memory.region().rkey())).completions().get(0).status());
+    }
+
+    @Test
     void aClosedLaneIsReplacedByANewChannel() throws Exception {
-        CuObjDescriptor first = agent.descriptor(memory, 0, SIZE, Op.GET);
+        CuObjDescriptor first = agent.descriptor(memory, 0, SIZE, Op.GET).descriptor();
         agent.channel(0).close();
-        CuObjDescriptor second = agent.descriptor(memory, 0, SIZE, Op.GET);
+        CuObjDescriptor second = agent.descriptor(memory, 0, SIZE, Op.GET).descriptor();
         assertNotEquals(first.targetNumber(), second.targetNumber());
         assertThrows(TransportException.class, () -> serverConnect(first, key), "the closed channel is gone");
         serverConnect(second, key);
@@ -281,8 +322,8 @@ class CuObjAgentTest {
     void lanesAreSeparateChannelsAndSurviveTheOthersFailure() throws Exception {
         CuObjAgent two = CuObjAgent.open(clientTransport, key, 2, CuObjAgent.DEFAULT_MAX_REQUEST_SIZE);
         try {
-            CuObjDescriptor a = two.descriptor(memory, 0, 4096, Op.GET, 0);
-            CuObjDescriptor b = two.descriptor(memory, 0, 4096, Op.GET, 1);
+            CuObjDescriptor a = two.descriptor(memory, 0, 4096, Op.GET, 0).descriptor();
+            CuObjDescriptor b = two.descriptor(memory, 0, 4096, Op.GET, 1).descriptor();
             assertNotEquals(a.targetNumber(), b.targetNumber());
             Channel ca = serverConnect(a, key);
             Channel cb = serverConnect(b, key);

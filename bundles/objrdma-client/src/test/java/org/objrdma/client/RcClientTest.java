@@ -60,7 +60,7 @@ class RcClientTest {
         serverTransport = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP);
         clientTransport = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP);
         pool = BufferPool.create(StagingSettings.defaults(), serverTransport, () -> Telemetry.NOOP);
-        core = new SessionCore(SessionSettings.builder().execTimeoutMs(5_000).build(), MonotonicClock.system(),
+        core = new SessionCore(SessionSettings.builder().allowAddresses("127.0.0.0/8, ::1").execTimeoutMs(5_000).build(), MonotonicClock.system(),
                 RandomSource.secure());
         core.useTransport(serverTransport);
         core.useStagingPool(pool);

@@ -777,8 +777,54 @@ public class CuObjServer extends RDMAConnection implements AutoCloseable {
         return done;
     }
 
+    // ---------------------------------------------------------------- transfers for a principal
+
+    /**
+     * {@link #handleGetObject(String, RdmaBuffer, long, long, String, int, long, int[], Object)} on behalf of
+     * {@code principal}: the client agent the descriptor names is dialed (or its cached connection reused) only
+     * with that principal's agent key, never the shared {@code agent.key}. A descriptor naming another principal's
+     * agent lane fails with {@code -EIO} (status {@code REM_ACCESS_ERR}: the agent refused the key); a null
+     * principal with {@code -EINVAL}.
+     */
+    public long handleGetObject(CuObjPrincipal principal, String key, RdmaBuffer buf, long remoteBufStart, long size,
+                                String rdmaDescr, int channel, long localOffset, int[] status, Object asyncHandle) {
+        if (principal == null) {
+            return fail(true, key, Errno.EINVAL, "no principal");
+        }
+        return transfer(principal, true, key, buf, remoteBufStart, size, rdmaDescr, channel, localOffset, status,
+                asyncHandle);
+    }
+
+    /** {@link #handleGetObject(CuObjPrincipal, String, RdmaBuffer, long, long, String, int, long, int[], Object)}, offset 0, synchronous. */
+    public long handleGetObject(CuObjPrincipal principal, String key, RdmaBuffer buf, long remoteBufStart, long size,
+                                String rdmaDescr, int channel) {
+        return handleGetObject(principal, key, buf, remoteBufStart, size, rdmaDescr, channel, 0, null, null);
+    }
+
+    /** The PUT counterpart of {@link #handleGetObject(CuObjPrincipal, String, RdmaBuffer, long, long, String, int, long, int[], Object)}. */
+    public long handlePutObject(CuObjPrincipal principal, String key, RdmaBuffer buf, long remoteBufStart, long size,
+                                String rdmaDescr, int channel, long localOffset, int[] status, Object asyncHandle) {
+        if (principal == null) {
+            return fail(false, key, Errno.EINVAL, "no principal");
+        }
+        return transfer(principal, false, key, buf, remoteBufStart, size, rdmaDescr, channel, localOffset, status,
+                asyncHandle);
+    }
+
+    /** {@link #handlePutObject(CuObjPrincipal, String, RdmaBuffer, long, long, String, int, long, int[], Object)}, offset 0, synchronous. */
+    public long handlePutObject(CuObjPrincipal principal, String key, RdmaBuffer buf, long remoteBufStart, long size,
+                                String rdmaDescr, int channel) {
+        return handlePutObject(principal, key, buf, remoteBufStart, size, rdmaDescr, channel, 0, null, null);
+    }
+
     private long transfer(boolean get, String key, RdmaBuffer buf, long remote, long size, String descr,
                           int channel, long localOffset, int[] status, Object asyncHandle) {
+        return transfer(null, get, key, buf, remote, size, descr, channel, localOffset, status, asyncHandle);
+    }
+
+    /** One transfer; {@code principal} null: the shared agent key (the cuObjServer-compatible overloads). */
+    private long transfer(CuObjPrincipal principal, boolean get, String key, RdmaBuffer buf, long remote, long size,
+                          String descr, int channel, long localOffset, int[] status, Object asyncHandle) {
         long started = System.nanoTime();
         Session s = session;
         Transport t = transport.get();
@@ -854,7 +900,10 @@ public class CuObjServer extends RDMAConnection implements AutoCloseable {
         }
         AgentConnections.Lease lease;
         try {
-            lease = s.connections().acquire(AgentTarget.of(t, d), () -> d.tcpEndpoint(s.agentKey()).value());
+            // the key is part of the cached connection's identity: a lane dialed for one principal is never
+            // reused for another's descriptor
+            byte[] agentKey = principal == null ? s.agentKey() : principal.agentKey();
+            lease = s.connections().acquire(AgentTarget.of(t, d, agentKey), () -> d.tcpEndpoint(agentKey).value());
         } catch (TransportException e) {
             if (e.error() == TransportError.RESOURCE_EXHAUSTED) {
                 return fail(get, key, Errno.ENOMEM, "no room for a connection to the client agent: " + e.getMessage());

@@ -5,5 +5,5 @@
  * {@link org.objrdma.wire.Errno}'s; the descriptor codec is {@link org.objrdma.wire.CuObjDescriptor}.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("1.2.0")
 package org.objrdma.cuobj;

@@ -10,6 +10,7 @@ import java.util.HexFormat;
 import org.objrdma.api.session.Op;
 import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.client.ClientMemory;
+import org.objrdma.client.CuObjGrant;
 import org.objrdma.client.CuObjAgent;
 import org.objrdma.transport.tcp.internal.TcpSettings;
 import org.objrdma.transport.tcp.internal.TcpTransport;
@@ -44,6 +45,7 @@ public final class ClientProcess {
             MemorySegment segment = arena.allocate(size, 4096);
             try (ClientMemory memory = ClientMemory.register(transport, segment);
                  CuObjAgent agent = CuObjAgent.open(transport, key, lanes, CuObjAgent.DEFAULT_MAX_REQUEST_SIZE)) {
+                java.util.List<CuObjGrant> grants = new java.util.ArrayList<>();
                 out.println("READY " + transport.agentAddress());
                 BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
                 String line;
@@ -51,8 +53,15 @@ public final class ClientProcess {
                     String[] w = line.trim().split("\\s+");
                     try {
                         switch (w[0]) {
-                            case "DESC" -> out.println("OK " + agent.descriptor(memory, Long.parseLong(w[2]),
-                                    Long.parseLong(w[3]), Op.valueOf(w[1]), Integer.parseInt(w[4])).format());
+                            case "DESC" -> {
+                                // the grant lives until the agent closes (or its lane resets): the tests reuse
+                                // descriptors across requests; expired ones are dropped from the list
+                                CuObjGrant g = agent.descriptor(memory, Long.parseLong(w[2]), Long.parseLong(w[3]),
+                                        Op.valueOf(w[1]), Integer.parseInt(w[4]));
+                                grants.removeIf(x -> !x.isValid());
+                                grants.add(g);
+                                out.println("OK " + g.descriptor().format());
+                            }
                             case "FILL" -> {
                                 long off = Long.parseLong(w[1]);
                                 long len = Long.parseLong(w[2]);

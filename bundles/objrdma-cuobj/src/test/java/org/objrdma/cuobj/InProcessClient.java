@@ -6,6 +6,7 @@ import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.api.transport.TransportException;
 import org.objrdma.client.ClientMemory;
 import org.objrdma.client.CuObjAgent;
+import org.objrdma.client.CuObjGrant;
 import org.objrdma.transport.tcp.internal.TcpSettings;
 import org.objrdma.transport.tcp.internal.TcpTransport;
 
@@ -18,6 +19,8 @@ final class InProcessClient implements AutoCloseable {
     final Arena arena = Arena.ofShared();
     final ClientMemory memory;
     final CuObjAgent agent;
+    /** Every descriptor's grant, revoked at close (the tests hand descriptors out and let them be). */
+    private final java.util.List<CuObjGrant> grants = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     InProcessClient(byte[] key, long bytes, int lanes) throws Exception {
         transport = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP);
@@ -26,19 +29,25 @@ final class InProcessClient implements AutoCloseable {
     }
 
     String get(long offset, long size) throws TransportException {
-        return agent.descriptor(memory, offset, size, Op.GET).format();
+        return get(offset, size, 0);
     }
 
     String get(long offset, long size, int lane) throws TransportException {
-        return agent.descriptor(memory, offset, size, Op.GET, lane).format();
+        return kept(agent.descriptor(memory, offset, size, Op.GET, lane));
     }
 
     String put(long offset, long size) throws TransportException {
-        return agent.descriptor(memory, offset, size, Op.PUT).format();
+        return put(offset, size, 0);
     }
 
     String put(long offset, long size, int lane) throws TransportException {
-        return agent.descriptor(memory, offset, size, Op.PUT, lane).format();
+        return kept(agent.descriptor(memory, offset, size, Op.PUT, lane));
+    }
+
+    private String kept(CuObjGrant grant) {
+        grants.removeIf(g -> !g.isValid());
+        grants.add(grant);
+        return grant.descriptor().format();
     }
 
     /** The client address of {@code offset}. */
@@ -48,6 +57,7 @@ final class InProcessClient implements AutoCloseable {
 
     @Override
     public void close() {
+        grants.forEach(CuObjGrant::close);
         agent.close();
         memory.close();
         transport.close();

@@ -234,7 +234,7 @@ class CuObjRoutesTest {
     void zeroBytesAndObjectsBelowTheThresholdAreDeclinedAndGetAnswersWithTheBody() throws Exception {
         putHttp("empty", new byte[0]);
         try (ClientMemory mem = f.memory(16)) {
-            CuObjDescriptor d = f.agent.descriptor(mem, 0, 16, Op.GET);
+            CuObjDescriptor d = f.agent.descriptor(mem, 0, 16, Op.GET).descriptor();
             TestResponse r = f.call("GET", "/bkt/empty", "", null, RdmaHeaders.TOKEN, d.format());
             assertEquals(200, r.status);
             assertEquals("501", r.header(RdmaHeaders.REPLY), "a 0-byte object is declined");
@@ -246,12 +246,12 @@ class CuObjRoutesTest {
         byte[] small = random(4096, 40);
         putHttp("small", small);
         try (ClientMemory mem = f.memory(4096)) {
-            CuObjDescriptor d = f.agent.descriptor(mem, 0, 4096, Op.GET);
+            CuObjDescriptor d = f.agent.descriptor(mem, 0, 4096, Op.GET).descriptor();
             TestResponse r = f.call("GET", "/bkt/small", "", null, RdmaHeaders.TOKEN, d.format());
             assertEquals(200, r.status);
             assertEquals("501", r.header(RdmaHeaders.REPLY));
             assertArrayEquals(small, r.bytes(), "declined GET answers with the body");
-            CuObjDescriptor p = f.agent.descriptor(mem, 0, 4096, Op.PUT);
+            CuObjDescriptor p = f.agent.descriptor(mem, 0, 4096, Op.PUT).descriptor();
             TestResponse put = f.call("PUT", "/bkt/small2", "", new byte[0], RdmaHeaders.TOKEN, p.format());
             assertEquals(501, put.status, put.text());
             assertEquals("501", put.header(RdmaHeaders.REPLY));
@@ -267,11 +267,11 @@ class CuObjRoutesTest {
         byte[] data = random(4096, 50);
         putHttp("x", data);
         try (ClientMemory mem = f.memory(4096)) {
-            TestResponse r = f.call("GET", "/bkt/x", "", null, RdmaHeaders.TOKEN, f.agent.descriptor(mem, 0, 4096, Op.GET).format());
+            TestResponse r = f.call("GET", "/bkt/x", "", null, RdmaHeaders.TOKEN, f.agent.descriptor(mem, 0, 4096, Op.GET).descriptor().format());
             assertEquals("501", r.header(RdmaHeaders.REPLY));
             assertArrayEquals(data, r.bytes());
             TestResponse put = f.call("PUT", "/bkt/y", "", new byte[0], RdmaHeaders.TOKEN,
-                    f.agent.descriptor(mem, 0, 4096, Op.PUT).format());
+                    f.agent.descriptor(mem, 0, 4096, Op.PUT).descriptor().format());
             assertEquals(501, put.status);
         }
         assertEquals(404, f.call("GET", "/bkt/y", "", null).status);
@@ -294,7 +294,7 @@ class CuObjRoutesTest {
         putHttp("m", random(10, 1));
         String good;
         try (ClientMemory mem = f.memory(10)) {
-            good = f.agent.descriptor(mem, 0, 10, Op.GET).format();
+            good = f.agent.descriptor(mem, 0, 10, Op.GET).descriptor().format();
         }
         for (String bad : new String[] {"", "zz", good.substring(1), good + ":1", good + ";;", good.replace(':', '-'),
                 good + ":10:ffffffffffffffff"}) {
@@ -312,7 +312,7 @@ class CuObjRoutesTest {
     void anUnsignedRdmaHeaderIs403() throws Exception {
         putHttp("u", random(10, 1));
         try (ClientMemory mem = f.memory(10)) {
-            String token = f.agent.descriptor(mem, 0, 10, Op.GET).format();
+            String token = f.agent.descriptor(mem, 0, 10, Op.GET).descriptor().format();
             TestRequest r = SdkSigner.sign("GET", "/bkt/u", "", null, SdkSigner.Body.UNSIGNED, java.time.Instant.now());
             r.header(RdmaHeaders.TOKEN, token);
             TestResponse out = f.call(r);
@@ -329,7 +329,7 @@ class CuObjRoutesTest {
     @Test
     void aPutWithABodyOrTooLargeIsRefused() throws Exception {
         try (ClientMemory mem = f.memory(4096)) {
-            String token = f.agent.descriptor(mem, 0, 4096, Op.PUT).format();
+            String token = f.agent.descriptor(mem, 0, 4096, Op.PUT).descriptor().format();
             TestResponse r = f.call("PUT", "/bkt/b", "", new byte[5], RdmaHeaders.TOKEN, token);
             assertEquals(400, r.status, r.text());
             assertTrue(r.text().contains("no body"));
@@ -342,7 +342,7 @@ class CuObjRoutesTest {
         putHttp("old", random(4096, 70));
         try (ClientMemory mem = f.memory(4096)) {
             // a wrong rkey: the client agent refuses the access, the transfer fails
-            CuObjDescriptor d = f.agent.descriptor(mem, 0, 4096, Op.PUT);
+            CuObjDescriptor d = f.agent.descriptor(mem, 0, 4096, Op.PUT).descriptor();
             CuObjDescriptor forged = new CuObjDescriptor(d.remoteAddress(), d.regionSize(), d.rkey() ^ 0x5a5a,
                     d.lid(), d.targetNumber(), d.hasGid(), d.gid());
             TestResponse put = f.call("PUT", "/bkt/old", "", new byte[0], RdmaHeaders.TOKEN, forged.format());
@@ -351,7 +351,7 @@ class CuObjRoutesTest {
         }
         assertEquals(crc32c(random(4096, 70)), crc32c(getHttp("old")), "the old object is intact");
         try (ClientMemory mem = f.memory(4096)) {
-            CuObjDescriptor d = f.agent.descriptor(mem, 0, 4096, Op.GET);
+            CuObjDescriptor d = f.agent.descriptor(mem, 0, 4096, Op.GET).descriptor();
             CuObjDescriptor forged = new CuObjDescriptor(d.remoteAddress(), d.regionSize(), d.rkey() ^ 0x5a5a,
                     d.lid(), d.targetNumber(), d.hasGid(), d.gid());
             TestResponse get = f.call("GET", "/bkt/old", "", null, RdmaHeaders.TOKEN, forged.format());

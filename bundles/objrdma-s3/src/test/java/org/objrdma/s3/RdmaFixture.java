@@ -80,7 +80,8 @@ final class RdmaFixture implements AutoCloseable {
         serverTransport = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP);
         clientTransport = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP);
         pool = BufferPool.create(StagingSettings.defaults(), serverTransport, () -> Telemetry.NOOP);
-        SessionSettings.Builder b = SessionSettings.builder().execTimeoutMs(10_000).prepTimeoutMs(5_000);
+        SessionSettings.Builder b = SessionSettings.builder().execTimeoutMs(10_000).prepTimeoutMs(5_000)
+                .allowAddresses("127.0.0.0/8"); // the client endpoints are on loopback
         sessionSettings.accept(b);
         core = new SessionCore(b.build(), MonotonicClock.system(), RandomSource.secure());
         core.addTerminalListener(ended::add);

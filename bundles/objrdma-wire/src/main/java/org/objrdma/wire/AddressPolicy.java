@@ -169,6 +169,17 @@ public final class AddressPolicy {
         }
     }
 
+    /** Equal policies have the same allow list (the host's own addresses are the host's, not the policy's). */
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof AddressPolicy other && allowList().equals(other.allowList());
+    }
+
+    @Override
+    public int hashCode() {
+        return allowList().hashCode();
+    }
+
     @Override
     public String toString() {
         return "AddressPolicy[allow " + (allowed.isEmpty() ? "nothing extra" : allowList()) + "]";

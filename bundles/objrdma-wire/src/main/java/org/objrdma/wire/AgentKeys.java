@@ -7,6 +7,8 @@ import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.HexFormat;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The agent key of the cuObject flow over the TCP transport: the access key a client opens its memory agent
@@ -28,6 +30,12 @@ public final class AgentKeys {
     public static final int DEFAULT_LENGTH = 32;
 
     private static final byte[] DC_KEY_LABEL = "objrdma cuobj agent key from dc_key v1".getBytes(StandardCharsets.US_ASCII);
+    /**
+     * The label {@link #forPrincipal} MACs under the principal's secret; fixed, part of the protocol: a client and
+     * a server derive the same key only with this exact label.
+     */
+    public static final String PRINCIPAL_LABEL = "objrdma cuobj agent key for principal v1";
+
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private AgentKeys() {
@@ -52,6 +60,28 @@ public final class AgentKeys {
             return sha.digest();
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java runtime has SHA-256", e);
+        }
+    }
+
+    /**
+     * The agent key of one principal: HMAC-SHA256, keyed with the UTF-8 bytes of the principal's S3 secret access
+     * key, of the ASCII bytes of {@link #PRINCIPAL_LABEL} — 32 bytes. Client and server both know the secret, so
+     * both derive it without exchanging anything; the server dials a client's agent only with the key of the
+     * principal whose request it serves, so a client cannot take another principal's lane. The secret is not
+     * recoverable from the key (HMAC is one-way); a new secret gives a new key.
+     *
+     * @throws IllegalArgumentException a null or empty secret
+     */
+    public static byte[] forPrincipal(String secretAccessKey) {
+        if (secretAccessKey == null || secretAccessKey.isEmpty()) {
+            throw new IllegalArgumentException("no secret access key");
+        }
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(secretAccessKey.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+            return mac.doFinal(PRINCIPAL_LABEL.getBytes(StandardCharsets.US_ASCII));
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException("every Java runtime has HmacSHA256", e);
         }
     }
 

@@ -49,4 +49,18 @@ class AgentKeysTest {
         assertFalse(Arrays.equals(AgentKeys.fromDcKey(0xffeeddccL), AgentKeys.fromDcKey(0xffeeddcdL)));
         assertFalse(Arrays.equals(AgentKeys.generate(), AgentKeys.generate()));
     }
+
+    /**
+     * Test vector computed outside Java (Python's hmac module): HMAC-SHA256(key = the AWS documentation's example
+     * secret, message = the label). A client or server in another language must produce exactly these bytes.
+     */
+    @Test
+    void principalKeyMatchesTheVector() {
+        assertEquals("objrdma cuobj agent key for principal v1", AgentKeys.PRINCIPAL_LABEL);
+        assertEquals("474aa0f89882978ab502b8521749922ef7d66cf9f5d68fcefaf3da0438d05aef",
+                HexFormat.of().formatHex(AgentKeys.forPrincipal("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")));
+        assertFalse(Arrays.equals(AgentKeys.forPrincipal("secret-a"), AgentKeys.forPrincipal("secret-b")));
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> AgentKeys.forPrincipal(""));
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> AgentKeys.forPrincipal(null));
+    }
 }

@@ -9,7 +9,9 @@ import org.objrdma.api.transport.RemoteRegion;
  *
  * @param sessionId      the new session
  * @param serverEndpoint the server's queue pair (with its random PSN) or TCP channel, for the client's connect
- * @param stagingRegion  the staging buffer a PUT client writes into (address, length, rkey)
+ * @param stagingRegion  PUT: the grant of the session's staging slice the client writes into (address, length,
+ *                       rkey), valid through the session's channel until the session ends; GET: the slice's
+ *                       address and length with rkey 0 — a GET client is granted nothing on the server
  */
 public record PrepareResponse(SessionId sessionId, EndpointInfo serverEndpoint, RemoteRegion stagingRegion) {
     public PrepareResponse {

@@ -15,7 +15,9 @@ import org.osgi.annotation.versioning.ProviderType;
  * <p>Remote access: register the region local-only (no {@code REMOTE_*} in its access set) and give a peer a
  * {@link MemoryGrant} from {@link Channel#grant}: a slice, for one channel, revocable. A region registered
  * with {@code REMOTE_*} access is also reachable with its own {@link #rkey()}, over its whole length, through
- * every channel of the transport, until it is closed; that path is deprecated (see {@link #asRemote()}).
+ * every channel of the transport, until it is closed: no objrdma consumer registers that way any more (2.0.0
+ * removed {@code asRemote()}, the convenience that handed the key out); what is left is a registration made for
+ * one peer and closed with it (a slice registration where a channel cannot grant yet) and transport tests.
  */
 @ProviderType
 public interface MemoryRegion extends AutoCloseable {
@@ -34,8 +36,8 @@ public interface MemoryRegion extends AutoCloseable {
 
     /**
      * The region's own remote key: opens the whole region to the peer of any channel if the region was
-     * registered with {@code REMOTE_*} access (deprecated path, see {@link #asRemote()}); useless remotely for a
-     * local-only region. Peers should get a {@link MemoryGrant#rkey()} instead.
+     * registered with {@code REMOTE_*} access; useless remotely for a local-only region. Peers should get a
+     * {@link MemoryGrant#rkey()} instead.
      */
     int rkey();
 
@@ -47,19 +49,6 @@ public interface MemoryRegion extends AutoCloseable {
 
     /** False once {@link #close()} ran or the transport went away. */
     boolean isOpen();
-
-    /**
-     * What a peer needs to address the whole region with the region's own key.
-     *
-     * @deprecated a region's own key reaches the whole region from the peer of every channel and cannot be
-     *             revoked short of closing the region, so one session's peer could read or overwrite memory
-     *             later lent to another; register local-only and hand out {@link Channel#grant} instead. Kept
-     *             until the session manager and the cuObject facade use grants.
-     */
-    @Deprecated(since = "1.2.0")
-    default RemoteRegion asRemote() {
-        return new RemoteRegion(address(), length(), rkey());
-    }
 
     /** Deregisters. Idempotent; never throws. Work still in flight on the region fails with a named status. */
     @Override

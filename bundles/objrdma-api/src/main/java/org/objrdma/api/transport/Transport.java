@@ -81,8 +81,8 @@ public interface Transport {
      *
      * <p>An access set without {@code REMOTE_*} registers the region local-only: no peer reaches it except
      * through a {@link MemoryGrant}. {@link Access#REMOTE_READ} / {@link Access#REMOTE_WRITE} here make the whole
-     * region reachable with its own rkey through every channel; that is deprecated (see
-     * {@link MemoryRegion#asRemote()}) and kept only until every consumer uses grants.
+     * region reachable with its own rkey through every channel, until it is closed: use it only for a
+     * registration made for one peer and closed with it (see {@link MemoryRegion}).
      *
      * @throws TransportException INVALID_ARGUMENT for a heap or zero-length segment or an empty access
      *         set, UNAVAILABLE, RESOURCE_EXHAUSTED, IO

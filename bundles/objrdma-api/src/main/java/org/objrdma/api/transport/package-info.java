@@ -3,7 +3,8 @@
  *
  * <p>2.0.0 (major): {@code EndpointInfo} is an open set of endpoint kinds ({@code level()} removed), transports
  * publish their flows and endpoint kind; {@link org.objrdma.api.transport.MemoryGrant} and {@code Channel.grant}
- * added and {@code MemoryRegion.asRemote()} deprecated (grants replace a region's own remote key).
+ * added and {@code MemoryRegion.asRemote()} removed (grants replace a region's own remote key; the staging pool,
+ * the session manager, the cuObject facade and the client register local-only and hand out grants).
  */
 @org.osgi.annotation.bundle.Export
 @org.osgi.annotation.versioning.Version("2.0.0")

@@ -39,6 +39,10 @@ final class BenchRig implements AutoCloseable {
     final MemoryRegion serverRegion;
     final Channel[] rawServerChannels;
     final Channel[] rawClientChannels;
+    /** The raw reference's access to the client memory: a grant of all of it on each raw client channel. */
+    final org.objrdma.api.transport.MemoryGrant[] rawGrants;
+    /** The descriptors' grants, revoked at close. */
+    private final List<org.objrdma.client.CuObjGrant> grants = new java.util.ArrayList<>();
 
     BenchRig(long bytes, int lanes) throws Exception {
         TcpSettings settings = TcpSettings.loopbackDefaults();
@@ -61,15 +65,25 @@ final class BenchRig implements AutoCloseable {
         serverRegion = serverTransport.register(serverMemory, EnumSet.of(Access.LOCAL_WRITE));
         rawServerChannels = new Channel[lanes];
         rawClientChannels = new Channel[lanes];
+        rawGrants = new org.objrdma.api.transport.MemoryGrant[lanes];
         for (int i = 0; i < lanes; i++) {
             rawClientChannels[i] = clientTransport.openChannel(ChannelOptions.DEFAULT);
+            rawGrants[i] = rawClientChannels[i].grant(clientMemory.region(), 0, bytes,
+                    EnumSet.of(Access.REMOTE_READ, Access.REMOTE_WRITE));
             rawServerChannels[i] = serverTransport.openChannel(new ChannelOptions(640, 1, 10, Duration.ofSeconds(10)));
             rawServerChannels[i].connect(rawClientChannels[i].localEndpoint()); // the one-sided shape, as the facade
         }
     }
 
     String descriptor(Op op, long offset, long size, int lane) throws TransportException {
-        return agent.descriptor(clientMemory, offset, size, op, lane).format();
+        org.objrdma.client.CuObjGrant g = agent.descriptor(clientMemory, offset, size, op, lane);
+        grants.add(g);
+        return g.descriptor().format();
+    }
+
+    /** What the raw reference on {@code lane} addresses: {@code [offset, +size)} of the client memory's grant. */
+    org.objrdma.api.transport.RemoteRegion rawRemote(int lane, long offset, long size) {
+        return rawGrants[lane].asRemote().slice(offset, size);
     }
 
     long clientAddress(long offset) {
@@ -88,6 +102,7 @@ final class BenchRig implements AutoCloseable {
 
     @Override
     public void close() {
+        grants.forEach(org.objrdma.client.CuObjGrant::close);
         for (int i = 0; i < rawServerChannels.length; i++) {
             rawServerChannels[i].close();
             rawClientChannels[i].close();

@@ -94,8 +94,8 @@ public class CuObjAsyncBenchmark {
                 handles[i] = i;
                 long off = base + (long) i * b.size;
                 ScatterGatherEntry local = new ScatterGatherEntry(b.rig.serverRegion, off, b.size);
-                rawWrites.add(WorkRequest.write(i, local, b.rig.clientMemory.remote(true, off, b.size)));
-                rawReads.add(WorkRequest.read(i, local, b.rig.clientMemory.remote(false, off, b.size)));
+                rawWrites.add(WorkRequest.write(i, local, b.rig.rawRemote(lane, off, b.size)));
+                rawReads.add(WorkRequest.read(i, local, b.rig.rawRemote(lane, off, b.size)));
             }
             raw = b.rig.rawServerChannels[lane];
         }

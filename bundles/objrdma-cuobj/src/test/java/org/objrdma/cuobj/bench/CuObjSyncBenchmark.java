@@ -56,8 +56,8 @@ public class CuObjSyncBenchmark {
         putDescriptor = rig.descriptor(Op.PUT, 0, size, 0);
         remote = rig.clientAddress(0);
         ScatterGatherEntry local = ScatterGatherEntry.of(rig.serverRegion);
-        rawWrite = WorkRequest.write(1, local, rig.clientMemory.remote(true, 0, size));
-        rawRead = WorkRequest.read(2, local, rig.clientMemory.remote(false, 0, size));
+        rawWrite = WorkRequest.write(1, local, rig.rawRemote(0, 0, size));
+        rawRead = WorkRequest.read(2, local, rig.rawRemote(0, 0, size));
     }
 
     @TearDown(Level.Trial)

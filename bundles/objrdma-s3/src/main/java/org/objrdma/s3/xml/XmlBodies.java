@@ -201,6 +201,11 @@ public final class XmlBodies {
             return root;
         } catch (XMLStreamException e) {
             throw malformed(e.getMessage());
+        } catch (RuntimeException e) {
+            // The JDK's StAX reader throws unchecked exceptions on some broken input (found by fuzzing: a bad
+            // DOCTYPE makes it look up a message key its bundle lacks, MissingResourceException). Bad input is
+            // the client's error, never a 500.
+            throw malformed("unreadable XML (" + e.getClass().getSimpleName() + ")");
         }
     }
 }

@@ -12,6 +12,7 @@ import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.EndpointInfo;
 import org.objrdma.api.transport.RemoteRegion;
 import org.objrdma.api.transport.Transport;
+import org.objrdma.wire.RemoteSlice;
 
 /**
  * One session: what PREPARE fixed (final fields) and where it stands (guarded by the session's own
@@ -48,6 +49,8 @@ final class Session {
     final long stagingBytesHeld;
     /** The session's one channel: a Busy READY resets it, so its endpoint is the one PREPARE returned. */
     final Channel channel;
+    /** PUT: the client's access to the staging slice (a grant on {@link #channel}); null for GET. */
+    final RemoteSlice stagingAccess;
 
     // ---- guarded by this ----
     SessionState state = SessionState.PREPARED;
@@ -82,7 +85,7 @@ final class Session {
     Session(SessionId id, long epoch, PrincipalId principal, Op op, String target, long offset, int size, int cookie,
             int clientPsn, EndpointInfo clientEndpoint, RemoteRegion preparedClientRegion, long createdAtMillis,
             Transport transport, StagingPool pool, StagingLease staging, long stagingOffset, Channel channel,
-            DeadlineSlots deadlineSlots) {
+            RemoteSlice stagingAccess, DeadlineSlots deadlineSlots) {
         this.id = id;
         this.epoch = epoch;
         this.principal = principal;
@@ -101,6 +104,7 @@ final class Session {
         this.stagingOffset = stagingOffset;
         this.stagingBytesHeld = staging == null ? 0 : staging.region().length();
         this.channel = channel;
+        this.stagingAccess = stagingAccess;
         this.deadlineSlots = deadlineSlots;
     }
 

@@ -81,6 +81,13 @@ public @interface SessionConfiguration {
                     + " committed. Off (default): a PREPARE without a client endpoint is refused with ARG.")
     boolean control_plane_only() default false;
 
+    @AttributeDefinition(name = "Allowed client addresses", required = false,
+            description = "Comma- or space-separated literal CIDR blocks (127.0.0.0/8, ::1) a PREPARE client endpoint may"
+                    + " name although the address policy refuses them by default: loopback, unspecified, multicast and"
+                    + " this host's own addresses. Empty (default): none. A host name, a bad prefix or host bits below"
+                    + " the prefix fail activation naming allow.addresses.")
+    String allow_addresses() default "";
+
     @AttributeDefinition(name = "Transport filter", required = false,
             description = "OSGi filter choosing the Transport service, e.g. (objrdma.transport.name=tcp)."
                     + " Default: any; the highest service.ranking wins.")

@@ -36,6 +36,7 @@ import org.objrdma.api.staging.StagingLease;
 import org.objrdma.api.staging.StagingPool;
 import org.objrdma.api.telemetry.Counter;
 import org.objrdma.api.telemetry.Telemetry;
+import org.objrdma.api.transport.Access;
 import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.ChannelOptions;
 import org.objrdma.api.transport.EndpointInfo;
@@ -45,6 +46,8 @@ import org.objrdma.api.transport.ScatterGatherEntry;
 import org.objrdma.api.transport.Transport;
 import org.objrdma.api.transport.TransportError;
 import org.objrdma.api.transport.TransportException;
+import org.objrdma.wire.RemoteSlice;
+import org.objrdma.wire.TokenResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -74,6 +77,8 @@ public final class SessionCore implements SessionManager {
     /** Longest etag or version id ({@code rc_ready_resp} holds 128 bytes with the terminator). */
     static final int MAX_TAG_CHARS = 127;
     private static final long MAX_24_BITS = 0xFF_FFFFL;
+    /** The rkey of a GET's staging region in PREPARE's answer: a GET client is granted nothing on the server. */
+    static final int NO_REMOTE_KEY = 0;
     private static final HexFormat HEX = HexFormat.of();
 
     private final SessionSettings settings;
@@ -181,6 +186,14 @@ public final class SessionCore implements SessionManager {
             LOG.debug("PREPARE refused (ARG): {}", argError);
             return SessionResult.failed(RcStatus.ARG);
         }
+        if (request.clientEndpoint() != null) {
+            // the endpoint is client input: without this check a PREPARE could make the server dial its own host
+            TokenResult<EndpointInfo> allowed = settings.addressPolicy().check(request.clientEndpoint());
+            if (!allowed.isOk()) {
+                LOG.debug("PREPARE refused (ARG): client endpoint {}", allowed.detail());
+                return SessionResult.failed(RcStatus.ARG);
+            }
+        }
         PrincipalId principal = request.principal();
         int size = (int) request.size();
         String refusedBy = accounting.take(principal, size);
@@ -192,6 +205,7 @@ public final class SessionCore implements SessionManager {
         boolean charged = true;
         StagingLease lease = null;
         Channel channel = null;
+        RemoteSlice stagingAccess = null;
         Session created = null;
         try {
             if (request.target().length() > MAX_TARGET_CHARS) {
@@ -240,18 +254,35 @@ public final class SessionCore implements SessionManager {
                         e.getMessage());
                 return SessionResult.failed(status);
             }
+            RemoteRegion stagingRegion;
+            if (request.op() == Op.PUT) {
+                // the client's WRITE_WITH_IMM may reach exactly this session's slice, through this session's
+                // channel only, until teardown revokes it (before the lease goes back to the pool)
+                try {
+                    stagingAccess = RemoteSlice.open(t, channel, lease.region(), stagingOffset, size,
+                            java.util.EnumSet.of(Access.REMOTE_WRITE));
+                } catch (TransportException e) {
+                    RcStatus status = e.error() == TransportError.RESOURCE_EXHAUSTED ? RcStatus.LIMIT : RcStatus.INTERNAL;
+                    LOG.warn("PREPARE refused ({}): transport {} could not grant the staging slice: {}", status,
+                            t.name(), e.getMessage());
+                    return SessionResult.failed(status);
+                }
+                stagingRegion = stagingAccess.remote();
+            } else {
+                // a GET client reaches nothing on the server: the server writes into the client's memory
+                stagingRegion = new RemoteRegion(lease.region().address() + stagingOffset, size, NO_REMOTE_KEY);
+            }
             long now = clock.millis();
             Session s = new Session(id, epochs.incrementAndGet(), principal, request.op(), request.target(),
                     request.offset(), size, request.cookie(), request.clientPsn(), request.clientEndpoint(),
-                    request.clientRegion(), now, t, pool, lease, stagingOffset, channel, deadlineSlots);
+                    request.clientRegion(), now, t, pool, lease, stagingOffset, channel, stagingAccess, deadlineSlots);
             synchronized (s) {
                 s.prepDeadline = now + settings.prepTimeoutMs();
                 s.recomputeEarliestDeadline();
                 s.takeSlot();
             }
             created = s;
-            PrepareResponse response = new PrepareResponse(id, channel.localEndpoint(),
-                    lease.region().asRemote().slice(stagingOffset, size));
+            PrepareResponse response = new PrepareResponse(id, channel.localEndpoint(), stagingRegion);
             if (sessions.putIfAbsent(id, s) != null) {
                 LOG.error("PREPARE refused (INTERNAL): random session id collided with a live session");
                 return SessionResult.failed(RcStatus.INTERNAL);
@@ -259,6 +290,7 @@ public final class SessionCore implements SessionManager {
             charged = false;
             lease = null;
             channel = null;
+            stagingAccess = null;
             created = null;
             telemetry.increment(Counter.SESSIONS_PREPARED);
             return SessionResult.ok(response);
@@ -270,6 +302,9 @@ public final class SessionCore implements SessionManager {
             }
             if (channel != null) {
                 channel.close();
+            }
+            if (stagingAccess != null) {
+                stagingAccess.close();
             }
             if (lease != null) {
                 lease.release();
@@ -639,6 +674,9 @@ public final class SessionCore implements SessionManager {
         String rearmFailure = null;
         if (closing) {
             rearmFailure = "session manager shutting down";
+        } else if (s.stagingAccess != null && s.stagingAccess.isChannelBound()) {
+            // a reset revokes the channel's grants, and the client holds the rkey PREPARE answered
+            rearmFailure = "the staging grant of a PUT ends with a channel reset";
         } else {
             try {
                 claim.channel().reset();
@@ -1024,13 +1062,21 @@ public final class SessionCore implements SessionManager {
 
     /**
      * Releases what the session holds, in the one order that is safe: the channel first (after close no
-     * transfer touches staging), then staging, then the limit charges; then counts and notifies.
+     * transfer touches staging), then the staging grant (explicitly, whatever the transport did on close:
+     * a slice registration outlives the channel), then staging, then the limit charges; then counts and notifies.
      */
     private void tearDown(Session s, Channel channel, boolean returnStaging) {
         try {
             channel.close();
         } catch (RuntimeException e) {
             LOG.warn("session {}: closing channel {} failed", s.id, channel.id(), e);
+        }
+        if (s.stagingAccess != null) {
+            try {
+                s.stagingAccess.close();
+            } catch (RuntimeException e) {
+                LOG.warn("session {}: revoking the staging grant failed", s.id, e);
+            }
         }
         if (returnStaging) {
             try {

@@ -110,6 +110,7 @@ public final class SessionManagerComponent implements SessionManager {
                 .shutdownTimeoutMs(config.shutdown_timeout_ms())
                 .devName(config.dev_name())
                 .controlPlaneOnly(config.control_plane_only())
+                .allowAddresses(config.allow_addresses())
                 .build();
     }
 

@@ -3,6 +3,8 @@ package org.objrdma.session.internal;
 import java.time.Duration;
 import java.util.regex.Pattern;
 import org.objrdma.api.session.SessionLimits;
+import org.objrdma.wire.AddressPolicy;
+import org.objrdma.wire.TokenResult;
 
 /**
  * The validated configuration of a session manager: every field of {@code rc_device_opts}, the reaper
@@ -25,6 +27,8 @@ import org.objrdma.api.session.SessionLimits;
  * @param shutdownTimeoutMs   {@value #SHUTDOWN_TIMEOUT_MS}
  * @param devName             {@value #DEV_NAME}, empty for "any transport"
  * @param controlPlaneOnly    {@value #CONTROL_PLANE_ONLY}: admit sessions without a client endpoint (a test mode)
+ * @param addressPolicy       from {@value #ALLOW_ADDRESSES}: which client endpoints PREPARE admits (loopback and this
+ *                            host's own addresses only if the allow list names them)
  *
  * <p>The C core's {@code gid_hint}, {@code port} and {@code gid_index} are not settings here: the port and
  * GID a session uses are those of the verbs transport it runs on, chosen by that transport's own
@@ -33,7 +37,8 @@ import org.objrdma.api.session.SessionLimits;
 public record SessionSettings(long maxSessions, long maxUserSessions, long maxStagingBytes, long maxUserStagingBytes,
                               long maxQps, long maxUserQps, long prepTimeoutMs, long execTimeoutMs,
                               int maxReadySlots, int maxStageSlots, long reaperPeriodMs, long leaseTimeoutMs,
-                              long shutdownTimeoutMs, String devName, boolean controlPlaneOnly) {
+                              long shutdownTimeoutMs, String devName, boolean controlPlaneOnly,
+                              AddressPolicy addressPolicy) {
 
     public static final String MAX_SESSIONS = "max.sessions";
     public static final String MAX_USER_SESSIONS = "max.user.sessions";
@@ -50,6 +55,7 @@ public record SessionSettings(long maxSessions, long maxUserSessions, long maxSt
     public static final String SHUTDOWN_TIMEOUT_MS = "shutdown.timeout.ms";
     public static final String DEV_NAME = "dev.name";
     public static final String CONTROL_PLANE_ONLY = "control.plane.only";
+    public static final String ALLOW_ADDRESSES = "allow.addresses";
 
     /** Longest accepted timeout: one day. Keeps {@code now + timeout} far from overflow. */
     public static final long MAX_TIMEOUT_MS = 86_400_000L;
@@ -85,6 +91,7 @@ public record SessionSettings(long maxSessions, long maxUserSessions, long maxSt
         b.shutdownTimeoutMs = shutdownTimeoutMs;
         b.devName = devName;
         b.controlPlaneOnly = controlPlaneOnly;
+        b.allowAddresses = addressPolicy.allowList();
         return b;
     }
 
@@ -112,6 +119,7 @@ public record SessionSettings(long maxSessions, long maxUserSessions, long maxSt
         long shutdownTimeoutMs = 10_000;
         String devName = "";
         boolean controlPlaneOnly;
+        String allowAddresses = "";
 
         private Builder() {
         }
@@ -131,6 +139,8 @@ public record SessionSettings(long maxSessions, long maxUserSessions, long maxSt
         public Builder shutdownTimeoutMs(long v) { shutdownTimeoutMs = v; return this; }
         public Builder devName(String v) { devName = v; return this; }
         public Builder controlPlaneOnly(boolean v) { controlPlaneOnly = v; return this; }
+        /** Comma- or space-separated literal CIDR blocks (see {@link AddressPolicy#parse(String)}); empty: none. */
+        public Builder allowAddresses(String v) { allowAddresses = v; return this; }
 
         /**
          * Validates every value and returns the settings.
@@ -155,9 +165,14 @@ public record SessionSettings(long maxSessions, long maxUserSessions, long maxSt
             if (!dev.isEmpty() && !DEV_NAME_SYNTAX.matcher(dev).matches()) {
                 throw refuse(DEV_NAME, "'" + devName + "'", "a verbs device name of 1..64 characters from [A-Za-z0-9_.-], or empty for any transport");
             }
+            TokenResult<AddressPolicy> policy = AddressPolicy.parse(allowAddresses);
+            if (!policy.isOk()) {
+                throw refuse(ALLOW_ADDRESSES, "'" + allowAddresses + "'", "comma- or space-separated literal CIDR"
+                        + " blocks such as 127.0.0.0/8, ::1 (" + policy.detail() + ")");
+            }
             return new SessionSettings(maxSessions, maxUserSessions, maxStagingBytes, maxUserStagingBytes, maxQps,
                     maxUserQps, prepTimeoutMs, execTimeoutMs, maxReadySlots, maxStageSlots, reaperPeriodMs,
-                    leaseTimeoutMs, shutdownTimeoutMs, dev, controlPlaneOnly);
+                    leaseTimeoutMs, shutdownTimeoutMs, dev, controlPlaneOnly, policy.value());
         }
 
         private static void atLeastOne(String property, long value) {

@@ -133,13 +133,13 @@ class CheckOrderTest {
             assertEquals(RcStatus.SESSION, h.core.readyTransfer(new ReadyRequest(Harness.ALICE, id, 5, 0, null)).status());
             // channel 0 does not name the client's channel
             assertEquals(RcStatus.ARG, h.core.readyTransfer(new ReadyRequest(Harness.ALICE, id, Harness.COOKIE, 0,
-                    client.region.asRemote())).status());
+                    new RemoteRegion(client.region.address(), client.region.length(), client.region.rkey()))).status());
             // a GET with no client region anywhere
             assertEquals(RcStatus.ARG, h.core.readyTransfer(new ReadyRequest(Harness.ALICE, id, Harness.COOKIE,
                     client.channel.id(), null)).status());
             // a region shorter than the object
             assertEquals(RcStatus.ARG, h.core.readyTransfer(new ReadyRequest(Harness.ALICE, id, Harness.COOKIE,
-                    client.channel.id(), client.region.asRemote().slice(0, 63))).status());
+                    client.channel.id(), new RemoteRegion(client.region.address(), client.region.length(), client.region.rkey()).slice(0, 63))).status());
             assertEquals(before, h.core.detail(id));
             assertEquals(RcStatus.OK, h.core.cancel(id, Harness.ALICE));
             assertTrue(h.core.detail(id).isEmpty());

@@ -54,7 +54,7 @@ class DeadPeerTest {
         Process client = startClient();
         TcpTransport server = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP);
         BufferPool pool = BufferPool.create(StagingSettings.defaults(), server, () -> Telemetry.NOOP);
-        SessionCore core = new SessionCore(SessionSettings.builder().prepTimeoutMs(60_000).execTimeoutMs(30_000)
+        SessionCore core = new SessionCore(SessionSettings.builder().allowAddresses(Harness.LOOPBACK).prepTimeoutMs(60_000).execTimeoutMs(30_000)
                 .build(), MonotonicClock.system(), RandomSource.secure());
         RecordingListener events = new RecordingListener();
         core.useTransport(server);

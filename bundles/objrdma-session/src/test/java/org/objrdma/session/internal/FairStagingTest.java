@@ -27,7 +27,7 @@ class FairStagingTest {
     void onePrincipalsTinyPreparesDoNotStarveAnothersSmallGet() {
         LoopbackTransport transport = new LoopbackTransport("loop");
         BufferPool pool = BufferPool.create(StagingSettings.defaults(), transport, () -> Telemetry.NOOP);
-        SessionCore core = new SessionCore(SessionSettings.builder().controlPlaneOnly(true).build(), new FakeClock(),
+        SessionCore core = new SessionCore(SessionSettings.builder().allowAddresses(Harness.LOOPBACK).controlPlaneOnly(true).build(), new FakeClock(),
                 RandomSource.secure());
         core.useTransport(transport);
         core.useStagingPool(pool);

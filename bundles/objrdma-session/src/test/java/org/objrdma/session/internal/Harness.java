@@ -18,6 +18,7 @@ import org.objrdma.api.session.PrepareResponse;
 import org.objrdma.api.session.ReadyRequest;
 import org.objrdma.api.session.SessionId;
 import org.objrdma.api.transport.Access;
+import org.objrdma.api.transport.RemoteRegion;
 import org.objrdma.api.transport.BatchResult;
 import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.ChannelOptions;
@@ -45,8 +46,11 @@ final class Harness implements AutoCloseable {
      * Settings tests start from: short deadlines on the fake clock, generous limits, and control plane only,
      * so that the state-table tests may PREPARE sessions without a client endpoint.
      */
+    /** The allow list tests on loopback configure: the address policy refuses loopback endpoints otherwise. */
+    static final String LOOPBACK = "127.0.0.0/8, ::1";
+
     static SessionSettings.Builder settings() {
-        return SessionSettings.builder().controlPlaneOnly(true).prepTimeoutMs(1_000).execTimeoutMs(2_000).leaseTimeoutMs(5_000)
+        return SessionSettings.builder().allowAddresses(LOOPBACK).controlPlaneOnly(true).prepTimeoutMs(1_000).execTimeoutMs(2_000).leaseTimeoutMs(5_000)
                 .maxSessions(100_000).maxUserSessions(100_000).maxQps(100_000).maxUserQps(100_000)
                 .maxStagingBytes(1L << 40).maxUserStagingBytes(1L << 40);
     }
@@ -95,7 +99,7 @@ final class Harness implements AutoCloseable {
 
         PrepareRequest prepareRequest(Op op, int size) {
             return new PrepareRequest(ALICE, op, TARGET, 0, size, PSN, COOKIE, preparedEndpoint(),
-                    op == Op.GET ? region.asRemote() : null);
+                    op == Op.GET ? new RemoteRegion(region.address(), region.length(), region.rkey()) : null);
         }
 
         ReadyRequest readyRequest(SessionId id) {

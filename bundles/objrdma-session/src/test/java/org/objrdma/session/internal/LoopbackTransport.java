@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import org.objrdma.api.transport.Access;
+import org.objrdma.api.transport.RemoteRegion;
 import org.objrdma.api.transport.BatchResult;
 import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.ChannelOptions;
@@ -61,6 +62,11 @@ final class LoopbackTransport implements Transport {
     private final AtomicInteger rkeys = new AtomicInteger(0x1000);
     private final Map<Long, LoopbackChannel> channels = new ConcurrentHashMap<>();
     private final Map<Integer, LoopbackRegion> regions = new ConcurrentHashMap<>();
+
+    /** Registrations open now (a PUT session's staging slice is one on this transport: it cannot grant). */
+    int regionCount() {
+        return regions.size();
+    }
     final AtomicLong opened = new AtomicLong();
     final AtomicLong closed = new AtomicLong();
 
@@ -287,7 +293,7 @@ final class LoopbackTransport implements Transport {
             LoopbackRegion target = regions.get(wr.rkey());
             long length = wr.byteLength();
             if (target == null || !target.access.contains(Access.REMOTE_WRITE)
-                    || !target.asRemote().contains(wr.remoteAddress(), length)) {
+                    || !new RemoteRegion(target.address(), target.length(), target.rkey()).contains(wr.remoteAddress(), length)) {
                 return Completion.failure(wr.wrId(), WcStatus.REM_ACCESS_ERR, WcOpcode.RDMA_WRITE);
             }
             PendingReceive receive = null;

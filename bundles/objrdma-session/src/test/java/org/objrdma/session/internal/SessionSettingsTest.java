@@ -88,6 +88,18 @@ class SessionSettingsTest {
         refused("reaper.period.ms", b -> b.reaperPeriodMs(0));
         refused("reaper.period.ms", b -> b.reaperPeriodMs(101));
         refused("dev.name", b -> b.devName("mlx5 0; rm"));
+        refused("allow.addresses", b -> b.allowAddresses("localhost"));
+        refused("allow.addresses", b -> b.allowAddresses("127.0.0.1/33"));
+        refused("allow.addresses", b -> b.allowAddresses("10.0.0.1/8"));
+    }
+
+    @Test
+    void theComponentRefusesABadAllowListNamingTheProperty() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> SessionManagerComponent.settingsFrom(config(Map.of("allow.addresses", "127.0.0.0/8, not-an-ip"))));
+        assertTrue(e.getMessage().contains("allow.addresses"), e.getMessage());
+        assertEquals("127.0.0.0/8,0:0:0:0:0:0:0:1/128", SessionManagerComponent.settingsFrom(
+                config(Map.of("allow.addresses", "127.0.0.0/8 ::1"))).addressPolicy().allowList());
     }
 
     @Test

@@ -33,6 +33,7 @@ import org.objrdma.api.session.TerminalEvent;
 import org.objrdma.api.session.TerminalReason;
 import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.api.transport.Access;
+import org.objrdma.api.transport.RemoteRegion;
 import org.objrdma.api.transport.BatchResult;
 import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.ChannelOptions;
@@ -72,7 +73,7 @@ class TcpEndToEndTest {
         server = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP);
         clientTransport = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP);
         pool = BufferPool.create(StagingSettings.defaults(), server, () -> Telemetry.NOOP);
-        core = new SessionCore(SessionSettings.builder().execTimeoutMs(5_000).build(), MonotonicClock.system(),
+        core = new SessionCore(SessionSettings.builder().allowAddresses(Harness.LOOPBACK).execTimeoutMs(5_000).build(), MonotonicClock.system(),
                 RandomSource.secure());
         core.useTransport(server);
         core.useStagingPool(pool);
@@ -138,7 +139,7 @@ class TcpEndToEndTest {
         try (Client client = new Client()) {
             byte[] object = randomBytes(1);
             PrepareResponse prep = core.prepare(new PrepareRequest(ALICE, Op.GET, "/bucket/big", 0, SIZE, 0x123,
-                    COOKIE, client.preparedEndpoint(), client.region.asRemote())).orElseThrow();
+                    COOKIE, client.preparedEndpoint(), new RemoteRegion(client.region.address(), client.region.length(), client.region.rkey()))).orElseThrow();
             SessionId id = prep.sessionId();
             SessionBuffer lease = core.borrowStaging(id).orElseThrow();
             MemorySegment.copy(MemorySegment.ofArray(object), 0, lease.buffer(), 0, SIZE);
@@ -227,7 +228,7 @@ class TcpEndToEndTest {
     void getToAClientThatPostedNoReceiveIsBusy() throws Exception {
         try (Client client = new Client()) {
             PrepareResponse prep = core.prepare(new PrepareRequest(ALICE, Op.GET, "/bucket/big", 0, SIZE, 0x123,
-                    COOKIE, client.preparedEndpoint(), client.region.asRemote())).orElseThrow();
+                    COOKIE, client.preparedEndpoint(), new RemoteRegion(client.region.address(), client.region.length(), client.region.rkey()))).orElseThrow();
             SessionId id = prep.sessionId();
             SessionBuffer lease = core.borrowStaging(id).orElseThrow();
             assertEquals(RcStatus.OK, core.finishStaging(id, lease.handle(), true, SIZE, "", ""));
@@ -253,7 +254,7 @@ class TcpEndToEndTest {
         try (Client client = new Client()) {
             byte[] object = randomBytes(3);
             PrepareResponse prep = core.prepare(new PrepareRequest(ALICE, Op.GET, "/bucket/retry", 0, SIZE, 0x123,
-                    COOKIE, client.preparedEndpoint(), client.region.asRemote())).orElseThrow();
+                    COOKIE, client.preparedEndpoint(), new RemoteRegion(client.region.address(), client.region.length(), client.region.rkey()))).orElseThrow();
             SessionId id = prep.sessionId();
             SessionBuffer lease = core.borrowStaging(id).orElseThrow();
             MemorySegment.copy(MemorySegment.ofArray(object), 0, lease.buffer(), 0, SIZE);
@@ -292,7 +293,7 @@ class TcpEndToEndTest {
             SessionId a = core.prepare(new PrepareRequest(ALICE, Op.PUT, "/b/a", 0, 4096, 1, COOKIE,
                     client.preparedEndpoint(), null)).orElseThrow().sessionId();
             SessionId b = core.prepare(new PrepareRequest(ALICE, Op.GET, "/b/b", 0, 4096, 1, COOKIE,
-                    client.preparedEndpoint(), client.region.asRemote())).orElseThrow().sessionId();
+                    client.preparedEndpoint(), new RemoteRegion(client.region.address(), client.region.length(), client.region.rkey()))).orElseThrow().sessionId();
             assertEquals(RcStatus.OK, core.finishPrepare(a, true));
             assertEquals(2, core.transportGone(server));
             for (SessionId id : List.of(a, b)) {
@@ -301,7 +302,7 @@ class TcpEndToEndTest {
                 assertEquals(Optional.of(ReadyOutcome.WIRE_FAIL), e.lastOutcome());
             }
             assertEquals(RcStatus.INTERNAL, core.prepare(new PrepareRequest(ALICE, Op.GET, "/b/c", 0, 4096, 1, COOKIE,
-                    client.preparedEndpoint(), client.region.asRemote())).status(), "no transport bound now");
+                    client.preparedEndpoint(), new RemoteRegion(client.region.address(), client.region.length(), client.region.rkey()))).status(), "no transport bound now");
             assertStagingAndChannelsReturned();
         }
     }

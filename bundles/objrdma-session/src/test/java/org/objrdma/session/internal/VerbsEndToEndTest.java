@@ -95,7 +95,7 @@ class VerbsEndToEndTest {
         server = device.openTransport(() -> serverCounts);
         clientTransport = device.openTransport(() -> clientCounts);
         pool = BufferPool.create(StagingSettings.defaults(), server, () -> Telemetry.NOOP);
-        core = new SessionCore(SessionSettings.builder().execTimeoutMs(5_000).build(), MonotonicClock.system(),
+        core = new SessionCore(SessionSettings.builder().allowAddresses(Harness.LOOPBACK).execTimeoutMs(5_000).build(), MonotonicClock.system(),
                 RandomSource.secure());
         core.useTransport(server);
         core.useStagingPool(pool);
@@ -256,7 +256,7 @@ class VerbsEndToEndTest {
     void getWritesTheStagedObjectIntoClientMemoryWithTheCookie() throws Exception {
         try (Client client = new Client()) {
             byte[] object = randomBytes(1);
-            PrepareResponse prep = stagedGet(client, "/bucket/big", client.region.asRemote(), object);
+            PrepareResponse prep = stagedGet(client, "/bucket/big", new RemoteRegion(client.region.address(), client.region.length(), client.region.rkey()), object);
             SessionId id = prep.sessionId();
 
             // as the C core's client does before READY: receive posted, queue pair connected to the server's
@@ -282,7 +282,7 @@ class VerbsEndToEndTest {
     void aBusyGetIsRetriedAgainstTheServerEndpointPrepareReturned() throws Exception {
         try (Client client = new Client()) {
             byte[] object = randomBytes(3);
-            PrepareResponse prep = stagedGet(client, "/bucket/retry", client.region.asRemote(), object);
+            PrepareResponse prep = stagedGet(client, "/bucket/retry", new RemoteRegion(client.region.address(), client.region.length(), client.region.rkey()), object);
             SessionId id = prep.sessionId();
             long channelId = core.detail(id).orElseThrow().channelId();
 
@@ -327,7 +327,7 @@ class VerbsEndToEndTest {
             // a key the client's device no longer knows: a region registered and deregistered again
             MemoryRegion gone = clientTransport.register(arena.allocate(SIZE, 4096),
                     EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
-            int staleRkey = gone.asRemote().rkey();
+            int staleRkey = new RemoteRegion(gone.address(), gone.length(), gone.rkey()).rkey();
             gone.close();
             RemoteRegion badKey = new RemoteRegion(client.memory.address(), SIZE, staleRkey);
             PrepareResponse prep = stagedGet(client, "/bucket/denied", badKey, randomBytes(4));

@@ -23,8 +23,12 @@ final class StagingBuffer {
 
     private static final Logger LOG = LoggerFactory.getLogger(StagingBuffer.class);
 
-    /** What a staging buffer allows: local fills, peer WRITE into it (PUT), peer READ from it (GET). */
-    static final Set<Access> ACCESS = EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ);
+    /**
+     * What a staging buffer's registration allows: local access only. No peer reaches a buffer through its
+     * registration (its own rkey opens nothing remotely), so a long-lived registration can be re-lent cheaply; a
+     * session hands its peer a grant of exactly its slice, on its channel, and revokes it before the lease returns.
+     */
+    static final Set<Access> ACCESS = EnumSet.of(Access.LOCAL_WRITE);
 
     private final int classIndex;
     private final Arena arena;

@@ -83,7 +83,7 @@ class BufferPoolTest {
         assertEquals(0, lease.segment().address() % 4096, "page aligned");
         assertEquals(8192, lease.region().length(), "the registration covers the whole size class");
         assertEquals(lease.segment().address(), lease.region().address());
-        assertEquals(java.util.EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ),
+        assertEquals(java.util.EnumSet.of(Access.LOCAL_WRITE),
                 lease.region().access());
         assertEquals("rec-1", lease.region().transportName());
         assertEquals(ALICE, lease.principal());

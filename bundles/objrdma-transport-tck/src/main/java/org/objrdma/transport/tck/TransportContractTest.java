@@ -36,6 +36,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.objrdma.api.transport.Access;
+import org.objrdma.api.transport.RemoteRegion;
 import org.objrdma.api.transport.BatchResult;
 import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.ChannelOptions;
@@ -1012,6 +1013,6 @@ public abstract class TransportContractTest {
         assertEquals(requester().name(), region.transportName());
         assertEquals(memory.address(), region.segment().address());
         assertArrayEquals(new long[] {region.address(), region.length(), region.rkey()},
-                new long[] {region.asRemote().address(), region.asRemote().length(), region.asRemote().rkey()});
+                new long[] {new RemoteRegion(region.address(), region.length(), region.rkey()).address(), new RemoteRegion(region.address(), region.length(), region.rkey()).length(), new RemoteRegion(region.address(), region.length(), region.rkey()).rkey()});
     }
 }

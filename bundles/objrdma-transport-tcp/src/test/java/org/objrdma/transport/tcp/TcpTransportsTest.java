@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.objrdma.api.transport.Access;
+import org.objrdma.api.transport.RemoteRegion;
 import org.objrdma.api.transport.BatchResult;
 import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.ChannelOptions;
@@ -42,7 +43,7 @@ class TcpTransportsTest {
             Channel serverChannel = server.openChannel(ChannelOptions.DEFAULT);
             serverChannel.connect(clientChannel.localEndpoint());
             BatchResult r = serverChannel.submit(List.of(WorkRequest.write(1, ScatterGatherEntry.of(stagingRegion),
-                    clientRegion.asRemote())), Duration.ofSeconds(20)).get(20, TimeUnit.SECONDS);
+                    new RemoteRegion(clientRegion.address(), clientRegion.length(), clientRegion.rkey()))), Duration.ofSeconds(20)).get(20, TimeUnit.SECONDS);
             assertTrue(r.isSuccess(), r.toString());
             assertEquals(-1, clientMemory.mismatch(staging));
         }

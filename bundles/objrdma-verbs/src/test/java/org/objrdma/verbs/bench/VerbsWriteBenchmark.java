@@ -5,6 +5,7 @@ import java.lang.foreign.MemorySegment;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.objrdma.api.transport.Access;
+import org.objrdma.api.transport.RemoteRegion;
 import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.ChannelOptions;
 import org.objrdma.api.transport.Completion;
@@ -67,7 +68,7 @@ public class VerbsWriteBenchmark {
         responder = transport.openChannel(ChannelOptions.DEFAULT);
         requester.connect(responder.localEndpoint());
         responder.connect(requester.localEndpoint());
-        write = WorkRequest.write(1, ScatterGatherEntry.of(src), dst.asRemote());
+        write = WorkRequest.write(1, ScatterGatherEntry.of(src), new RemoteRegion(dst.address(), dst.length(), dst.rkey()));
     }
 
     @TearDown(Level.Trial)

@@ -43,7 +43,7 @@ public final class IdleSessionHeap {
             keep = null;
 
             try (SlabStagingPool sessionsPool = new SlabStagingPool(transport, SESSIONS, 64)) {
-                SessionCore core = new SessionCore(SessionSettings.builder().controlPlaneOnly(true).maxSessions(SESSIONS)
+                SessionCore core = new SessionCore(SessionSettings.builder().allowAddresses("127.0.0.0/8, ::1").controlPlaneOnly(true).maxSessions(SESSIONS)
                         .maxUserSessions(SESSIONS).maxQps(SESSIONS).maxUserQps(SESSIONS).build(),
                         MonotonicClock.system(), RandomSource.secure());
                 core.useTransport(transport);

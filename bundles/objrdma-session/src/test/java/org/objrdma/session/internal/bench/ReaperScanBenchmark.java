@@ -49,7 +49,7 @@ public class ReaperScanBenchmark {
     public void setUp() {
         InertTransport transport = new InertTransport();
         pool = new SlabStagingPool(transport, SESSIONS, 64);
-        core = new SessionCore(SessionSettings.builder().controlPlaneOnly(true).maxSessions(SESSIONS).maxUserSessions(SESSIONS)
+        core = new SessionCore(SessionSettings.builder().allowAddresses("127.0.0.0/8, ::1").controlPlaneOnly(true).maxSessions(SESSIONS).maxUserSessions(SESSIONS)
                 .maxQps(SESSIONS).maxUserQps(SESSIONS).prepTimeoutMs(SessionSettings.MAX_TIMEOUT_MS).build(),
                 MonotonicClock.system(), RandomSource.secure());
         core.useTransport(transport);

@@ -4,7 +4,6 @@ import java.util.HexFormat;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.objrdma.api.PrincipalId;
-import org.objrdma.api.session.LeaseHandle;
 import org.objrdma.api.session.Op;
 import org.objrdma.api.session.PrepareRequest;
 import org.objrdma.api.session.ReadyRequest;
@@ -50,11 +49,20 @@ public class SessionCycleBenchmark {
     private final ConcurrentHashMap<SessionId, Object> referenceTable = new ConcurrentHashMap<>();
     private final RandomSource referenceRandom = RandomSource.secure();
 
+    private org.objrdma.transport.tcp.internal.TcpTransport tcp;
+
+    /**
+     * The real TCP transport: every cycle opens and closes a real channel, and a PUT cycle makes a real grant of
+     * its staging slot on it (in INIT) and revokes it at teardown — the cost a session pays for grants.
+     */
     @Setup(Level.Trial)
-    public void setUp() {
-        InertTransport transport = new InertTransport();
+    public void setUp() throws Exception {
+        tcp = org.objrdma.transport.tcp.internal.TcpTransport.start(
+                org.objrdma.transport.tcp.internal.TcpSettings.loopbackDefaults(),
+                () -> org.objrdma.api.telemetry.Telemetry.NOOP);
+        org.objrdma.api.transport.Transport transport = tcp;
         pool = new SlabStagingPool(transport, 1024, SIZE);
-        core = new SessionCore(SessionSettings.builder().controlPlaneOnly(true).maxSessions(1024).maxUserSessions(1024).maxQps(1024)
+        core = new SessionCore(SessionSettings.builder().allowAddresses("127.0.0.0/8, ::1").controlPlaneOnly(true).maxSessions(1024).maxUserSessions(1024).maxQps(1024)
                 .maxUserQps(1024).build(), MonotonicClock.system(), RandomSource.secure());
         core.useTransport(transport);
         core.useStagingPool(pool);
@@ -65,6 +73,7 @@ public class SessionCycleBenchmark {
     public void tearDown() {
         core.shutdown(java.time.Duration.ofSeconds(1));
         pool.close();
+        tcp.close();
     }
 
     /** PREPARE, borrow and finish staging, commit, READY, finish_final. */
@@ -79,15 +88,18 @@ public class SessionCycleBenchmark {
         bh.consume(core.finishFinal(id));
     }
 
-    /** PREPARE, commit, READY, get_put_data, finish_put. */
+    /**
+     * PREPARE (which grants the staging slot to the session's channel), commit, READY, finish_final (which revokes
+     * it). A control-plane-only PUT can never be committed (get_put_data is STATE since issue 11), so the cycle
+     * ends with finish_final.
+     */
     @Benchmark
     public void putCycle(Blackhole bh) {
         SessionId id = core.prepare(new PrepareRequest(PRINCIPAL, Op.PUT, "/bench/object", 0, SIZE, 1, COOKIE,
                 null, null)).orElseThrow().sessionId();
         bh.consume(core.finishPrepare(id, true));
         bh.consume(core.readyTransfer(new ReadyRequest(PRINCIPAL, id, COOKIE, 1, null)).orElseThrow());
-        LeaseHandle view = core.getPutData(id).orElseThrow().handle();
-        bh.consume(core.finishPut(id, view, true, "etag", ""));
+        bh.consume(core.finishFinal(id));
     }
 
     /** The floor: a random 128-bit id in hex, inserted into and removed from a concurrent map. */

@@ -27,10 +27,14 @@ public final class SlabStagingPool implements StagingPool, AutoCloseable {
     private final long slotSize;
     private final ConcurrentLinkedQueue<Integer> free = new ConcurrentLinkedQueue<>();
 
-    public SlabStagingPool(InertTransport transport, int slots, long slotSize) {
+    public SlabStagingPool(org.objrdma.api.transport.Transport transport, int slots, long slotSize) {
         this.slotSize = slotSize;
-        this.slab = transport.register(arena.allocate(slots * slotSize, 4096),
-                EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+        try {
+            // local-only, as the real pool registers: a PUT session grants its slot to its channel
+            this.slab = transport.register(arena.allocate(slots * slotSize, 4096), EnumSet.of(Access.LOCAL_WRITE));
+        } catch (org.objrdma.api.transport.TransportException e) {
+            throw new IllegalStateException("cannot register the slab with " + transport.name(), e);
+        }
         for (int i = 0; i < slots; i++) {
             free.add(i);
         }

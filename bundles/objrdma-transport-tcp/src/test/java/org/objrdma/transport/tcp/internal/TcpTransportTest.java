@@ -32,6 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.objrdma.api.telemetry.Counter;
 import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.api.transport.Access;
+import org.objrdma.api.transport.RemoteRegion;
 import org.objrdma.api.transport.BatchResult;
 import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.ChannelOptions;
@@ -126,7 +127,7 @@ class TcpTransportTest {
         MemorySegment dst = memory(1 << 20);
         MemoryRegion s = later(a.register(src, EnumSet.of(Access.LOCAL_WRITE)));
         MemoryRegion d = later(b.register(dst, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE)));
-        ca.post(WorkRequest.write(1, ScatterGatherEntry.of(s), d.asRemote()));
+        ca.post(WorkRequest.write(1, ScatterGatherEntry.of(s), new RemoteRegion(d.address(), d.length(), d.rkey())));
         assertEquals(WcStatus.SUCCESS, await(ca).status());
         assertEquals(-1, src.mismatch(dst));
     }
@@ -150,12 +151,12 @@ class TcpTransportTest {
         MemorySegment staging = memory(64 * 1024);
         staging.fill((byte) 0x17);
         MemoryRegion stagingRegion = later(server.register(staging, EnumSet.of(Access.LOCAL_WRITE)));
-        serverChannel.post(WorkRequest.write(1, ScatterGatherEntry.of(stagingRegion), clientRegion.asRemote()));
+        serverChannel.post(WorkRequest.write(1, ScatterGatherEntry.of(stagingRegion), new RemoteRegion(clientRegion.address(), clientRegion.length(), clientRegion.rkey())));
         assertEquals(WcStatus.SUCCESS, await(serverChannel).status());
         assertEquals(-1, clientMemory.mismatch(staging), "GET: server WRITE into client memory");
 
         clientMemory.fill((byte) 0x29);
-        serverChannel.post(WorkRequest.read(2, ScatterGatherEntry.of(stagingRegion), clientRegion.asRemote()));
+        serverChannel.post(WorkRequest.read(2, ScatterGatherEntry.of(stagingRegion), new RemoteRegion(clientRegion.address(), clientRegion.length(), clientRegion.rkey())));
         assertEquals(WcStatus.SUCCESS, await(serverChannel).status());
         assertEquals(-1, clientMemory.mismatch(staging), "PUT: server READ from client memory");
 
@@ -734,7 +735,7 @@ class TcpTransportTest {
         MemoryRegion src = a.register(m.asSlice(0, 4096), EnumSet.of(Access.LOCAL_WRITE));
         MemoryRegion dst = b.register(m.asSlice(4096, 4096), EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE,
                 Access.REMOTE_READ));
-        ca.post(WorkRequest.write(1, ScatterGatherEntry.of(src), dst.asRemote()));
+        ca.post(WorkRequest.write(1, ScatterGatherEntry.of(src), new RemoteRegion(dst.address(), dst.length(), dst.rkey())));
         assertTrue(await(ca).isSuccess());
         ca.post(WorkRequest.read(2, new ScatterGatherEntry(src, 0, 100), dst.address(), dst.rkey()));
         assertTrue(await(ca).isSuccess());

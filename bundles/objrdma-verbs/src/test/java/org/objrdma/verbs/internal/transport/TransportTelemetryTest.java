@@ -7,6 +7,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.objrdma.api.telemetry.Counter;
 import org.objrdma.api.transport.Access;
+import org.objrdma.api.transport.RemoteRegion;
 import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.ChannelOptions;
 import org.objrdma.api.transport.MemoryRegion;
@@ -32,7 +33,7 @@ class TransportTelemetryTest {
             MemoryRegion src = transport.register(arena.allocate(1 << 20), Set.of(Access.LOCAL_WRITE));
             MemoryRegion dst = transport.register(arena.allocate(1 << 20),
                     Set.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE, Access.REMOTE_READ));
-            a.post(WorkRequest.write(1, ScatterGatherEntry.of(src), dst.asRemote()));
+            a.post(WorkRequest.write(1, ScatterGatherEntry.of(src), new RemoteRegion(dst.address(), dst.length(), dst.rkey())));
             VerbsTransportTest.pollOne(a);
             a.post(WorkRequest.read(2, new ScatterGatherEntry(src, 0, 4096), dst.address(), dst.rkey()));
             VerbsTransportTest.pollOne(a);

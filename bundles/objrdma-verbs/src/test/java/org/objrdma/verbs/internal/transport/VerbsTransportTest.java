@@ -25,6 +25,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.objrdma.api.transport.Access;
+import org.objrdma.api.transport.RemoteRegion;
 import org.objrdma.api.transport.BatchResult;
 import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.ChannelOptions;
@@ -142,7 +143,7 @@ class VerbsTransportTest {
         MemoryRegion src = region(MIB, Access.LOCAL_WRITE);
         MemoryRegion dst = region(MIB, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
         fillPattern(src.segment(), 1);
-        a.post(WorkRequest.write(11, ScatterGatherEntry.of(src), dst.asRemote()));
+        a.post(WorkRequest.write(11, ScatterGatherEntry.of(src), new RemoteRegion(dst.address(), dst.length(), dst.rkey())));
         Completion c = pollOne(a);
         assertEquals(Completion.success(11, WcOpcode.RDMA_WRITE, MIB), c);
         assertEquals(-1, src.segment().mismatch(dst.segment()));
@@ -155,7 +156,7 @@ class VerbsTransportTest {
         MemoryRegion remote = region(MIB, Access.LOCAL_WRITE, Access.REMOTE_READ);
         MemoryRegion local = region(MIB, Access.LOCAL_WRITE);
         fillPattern(remote.segment(), 2);
-        b.post(WorkRequest.read(12, ScatterGatherEntry.of(local), remote.asRemote()));
+        b.post(WorkRequest.read(12, ScatterGatherEntry.of(local), new RemoteRegion(remote.address(), remote.length(), remote.rkey())));
         assertEquals(Completion.success(12, WcOpcode.RDMA_READ, MIB), pollOne(b));
         assertEquals(-1, remote.segment().mismatch(local.segment()));
     }
@@ -215,8 +216,8 @@ class VerbsTransportTest {
         VerbsChannel va = (VerbsChannel) a;
         assertEquals(QpState.ERR, transport.library().queryQpState(va.queuePair()));
         // later requests, even good and unsignaled ones, complete with WR_FLUSH_ERR
-        a.post(WorkRequest.write(22, ScatterGatherEntry.of(src), dst.asRemote()));
-        a.post(WorkRequest.write(23, ScatterGatherEntry.of(src), dst.asRemote()).unsignaled());
+        a.post(WorkRequest.write(22, ScatterGatherEntry.of(src), new RemoteRegion(dst.address(), dst.length(), dst.rkey())));
+        a.post(WorkRequest.write(23, ScatterGatherEntry.of(src), new RemoteRegion(dst.address(), dst.length(), dst.rkey())).unsignaled());
         Completion f1 = pollOne(a);
         Completion f2 = pollOne(a);
         assertEquals(List.of(22L, 23L), List.of(f1.wrId(), f2.wrId()));
@@ -241,7 +242,7 @@ class VerbsTransportTest {
         connect();
         MemoryRegion local = region(64, Access.LOCAL_WRITE);
         MemoryRegion writeOnly = region(64, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
-        a.post(WorkRequest.read(32, ScatterGatherEntry.of(local), writeOnly.asRemote()));
+        a.post(WorkRequest.read(32, ScatterGatherEntry.of(local), new RemoteRegion(writeOnly.address(), writeOnly.length(), writeOnly.rkey())));
         assertEquals(WcStatus.REM_ACCESS_ERR, pollOne(a).status());
     }
 
@@ -250,7 +251,7 @@ class VerbsTransportTest {
         connect();
         MemoryRegion src = region(64, Access.LOCAL_WRITE);
         MemoryRegion dst = region(64, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
-        var remote = dst.asRemote();
+        var remote = new RemoteRegion(dst.address(), dst.length(), dst.rkey());
         dst.close();
         assertFalse(dst.isOpen());
         a.post(WorkRequest.write(41, ScatterGatherEntry.of(src), remote));
@@ -266,12 +267,12 @@ class VerbsTransportTest {
         src.close();
         src.close();
         TransportException e = assertThrows(TransportException.class,
-                () -> a.post(WorkRequest.write(42, sge, dst.asRemote())));
+                () -> a.post(WorkRequest.write(42, sge, new RemoteRegion(dst.address(), dst.length(), dst.rkey()))));
         assertEquals(TransportError.CLOSED, e.error());
         assertEquals(0, a.poll(new Completion[4]));
         assertEquals(ChannelState.CONNECTED, a.state());
         MemoryRegion src2 = region(64, Access.LOCAL_WRITE);
-        a.post(WorkRequest.write(43, ScatterGatherEntry.of(src2), dst.asRemote()));
+        a.post(WorkRequest.write(43, ScatterGatherEntry.of(src2), new RemoteRegion(dst.address(), dst.length(), dst.rkey())));
         assertEquals(43, pollOne(a).wrId());
     }
 
@@ -290,7 +291,7 @@ class VerbsTransportTest {
         MemoryRegion src = region(64, Access.LOCAL_WRITE);
         MemoryRegion dst = region(64, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
         TransportException e = assertThrows(TransportException.class,
-                () -> a.post(WorkRequest.write(61, ScatterGatherEntry.of(src), dst.asRemote())));
+                () -> a.post(WorkRequest.write(61, ScatterGatherEntry.of(src), new RemoteRegion(dst.address(), dst.length(), dst.rkey()))));
         assertEquals(TransportError.WRONG_STATE, e.error());
         assertTrue(e.getMessage().contains("not connected"), e.getMessage());
         assertEquals(ChannelState.INIT, a.state());
@@ -303,7 +304,7 @@ class VerbsTransportTest {
 
         a.close();
         e = assertThrows(TransportException.class,
-                () -> a.post(WorkRequest.write(62, ScatterGatherEntry.of(src), dst.asRemote())));
+                () -> a.post(WorkRequest.write(62, ScatterGatherEntry.of(src), new RemoteRegion(dst.address(), dst.length(), dst.rkey()))));
         assertEquals(TransportError.CLOSED, e.error());
         assertEquals(ChannelState.CLOSED, a.state());
         a.close();
@@ -342,7 +343,7 @@ class VerbsTransportTest {
         MemoryRegion dst = region(64, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
         try (ComponentFixture other = ComponentFixture.software()) {
             MemoryRegion foreign = other.transport().register(arena.allocate(64), Set.of(Access.LOCAL_WRITE));
-            assertRefused(() -> a.post(WorkRequest.write(71, ScatterGatherEntry.of(foreign), dst.asRemote())),
+            assertRefused(() -> a.post(WorkRequest.write(71, ScatterGatherEntry.of(foreign), new RemoteRegion(dst.address(), dst.length(), dst.rkey()))),
                     TransportError.INVALID_ARGUMENT, "not registered with verbs:softrc0");
         }
         List<ScatterGatherEntry> five = new ArrayList<>();
@@ -353,7 +354,7 @@ class VerbsTransportTest {
                 TransportError.INVALID_ARGUMENT, "5 scatter-gather entries; the channel allows 4");
         assertRefused(() -> a.post(null), TransportError.INVALID_ARGUMENT, "null");
         assertEquals(ChannelState.CONNECTED, a.state());
-        a.post(WorkRequest.write(73, ScatterGatherEntry.of(src), dst.asRemote()));
+        a.post(WorkRequest.write(73, ScatterGatherEntry.of(src), new RemoteRegion(dst.address(), dst.length(), dst.rkey())));
         assertEquals(73, pollOne(a).wrId());
     }
 
@@ -375,11 +376,11 @@ class VerbsTransportTest {
             y.connect(x.localEndpoint());
             MemoryRegion src = region(64, Access.LOCAL_WRITE);
             MemoryRegion dst = region(64, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
-            WorkRequest quiet = WorkRequest.write(81, ScatterGatherEntry.of(src), dst.asRemote()).unsignaled();
+            WorkRequest quiet = WorkRequest.write(81, ScatterGatherEntry.of(src), new RemoteRegion(dst.address(), dst.length(), dst.rkey())).unsignaled();
             for (int i = 0; i < 3; i++) {
                 x.post(quiet);
             }
-            x.post(WorkRequest.write(82, ScatterGatherEntry.of(src), dst.asRemote()));
+            x.post(WorkRequest.write(82, ScatterGatherEntry.of(src), new RemoteRegion(dst.address(), dst.length(), dst.rkey())));
             TransportException e = assertThrows(TransportException.class, () -> x.post(quiet));
             assertEquals(TransportError.RESOURCE_EXHAUSTED, e.error());
             assertTrue(e.getMessage().contains("signal"), e.getMessage());
@@ -492,7 +493,7 @@ class VerbsTransportTest {
         MemoryRegion src = region(MIB, Access.LOCAL_WRITE);
         MemoryRegion dst = region(MIB, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
         fillPattern(src.segment(), 11);
-        a.post(WorkRequest.write(91, ScatterGatherEntry.of(src), dst.asRemote()));
+        a.post(WorkRequest.write(91, ScatterGatherEntry.of(src), new RemoteRegion(dst.address(), dst.length(), dst.rkey())));
         assertEquals(1, SoftVerbs.pending(), "the device has not executed it yet");
         assertEquals(0, a.poll(new Completion[1]));
         assertEquals(0, dst.segment().get(JAVA_BYTE, 0));
@@ -509,9 +510,9 @@ class VerbsTransportTest {
         MemoryRegion dst = region(64, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
         SoftVerbs.setDeferred(true);
         BatchResult r = a.submit(List.of(
-                WorkRequest.write(1, ScatterGatherEntry.of(src), dst.asRemote()),
+                WorkRequest.write(1, ScatterGatherEntry.of(src), new RemoteRegion(dst.address(), dst.length(), dst.rkey())),
                 WorkRequest.write(2, ScatterGatherEntry.of(src), dst.address(), dst.rkey() ^ 0x100),
-                WorkRequest.write(3, ScatterGatherEntry.of(src), dst.asRemote())), WAIT).get(30, TimeUnit.SECONDS);
+                WorkRequest.write(3, ScatterGatherEntry.of(src), new RemoteRegion(dst.address(), dst.length(), dst.rkey()))), WAIT).get(30, TimeUnit.SECONDS);
         assertFalse(r.timedOut());
         assertEquals(List.of(WcStatus.SUCCESS, WcStatus.REM_ACCESS_ERR, WcStatus.WR_FLUSH_ERR),
                 r.completions().stream().map(Completion::status).toList());
@@ -528,8 +529,8 @@ class VerbsTransportTest {
         SoftVerbs.setDeferred(true);
         SoftVerbs.setDelayMicros(500_000);
         long start = System.nanoTime();
-        BatchResult r = a.submit(List.of(WorkRequest.write(1, ScatterGatherEntry.of(src), dst.asRemote()),
-                WorkRequest.write(2, ScatterGatherEntry.of(src), dst.asRemote())), Duration.ofMillis(50))
+        BatchResult r = a.submit(List.of(WorkRequest.write(1, ScatterGatherEntry.of(src), new RemoteRegion(dst.address(), dst.length(), dst.rkey())),
+                WorkRequest.write(2, ScatterGatherEntry.of(src), new RemoteRegion(dst.address(), dst.length(), dst.rkey()))), Duration.ofMillis(50))
                 .get(30, TimeUnit.SECONDS);
         long tookMs = (System.nanoTime() - start) / 1_000_000;
         assertTrue(r.timedOut());
@@ -544,7 +545,7 @@ class VerbsTransportTest {
     void submitRefusals() throws Exception {
         MemoryRegion src = region(64, Access.LOCAL_WRITE);
         MemoryRegion dst = region(64, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
-        WorkRequest w = WorkRequest.write(1, ScatterGatherEntry.of(src), dst.asRemote());
+        WorkRequest w = WorkRequest.write(1, ScatterGatherEntry.of(src), new RemoteRegion(dst.address(), dst.length(), dst.rkey()));
         assertFailed(a.submit(List.of(w), WAIT), TransportError.WRONG_STATE); // not connected
         connect();
         assertFailed(a.submit(List.of(w), Duration.ZERO), TransportError.INVALID_ARGUMENT);
@@ -585,7 +586,7 @@ class VerbsTransportTest {
                 y.connect(x.localEndpoint());
                 MemoryRegion src = t.register(arena.allocate(64), Set.of(Access.LOCAL_WRITE));
                 MemoryRegion dst = t.register(arena.allocate(64), Set.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
-                assertTrue(x.submit(List.of(WorkRequest.write(1, ScatterGatherEntry.of(src), dst.asRemote())), WAIT)
+                assertTrue(x.submit(List.of(WorkRequest.write(1, ScatterGatherEntry.of(src), new RemoteRegion(dst.address(), dst.length(), dst.rkey()))), WAIT)
                         .get(30, TimeUnit.SECONDS).isSuccess());
             }
         }
@@ -623,7 +624,7 @@ class VerbsTransportTest {
         assertEquals(List.of(a, b), List.copyOf(transport.openChannels()), "no queue pair was added");
         b.reset();
         connect();
-        a.post(WorkRequest.write(2, ScatterGatherEntry.of(src), dst.asRemote()));
+        a.post(WorkRequest.write(2, ScatterGatherEntry.of(src), new RemoteRegion(dst.address(), dst.length(), dst.rkey())));
         assertEquals(Completion.success(2, WcOpcode.RDMA_WRITE, 4096), pollOne(a));
         assertEquals(-1, src.segment().mismatch(dst.segment()));
     }
@@ -636,9 +637,9 @@ class VerbsTransportTest {
         src.segment().fill((byte) 7);
         SoftVerbs.setDeferred(true);
         SoftVerbs.setDelayMicros(3_000_000); // longer than the reset waits for the device's own flushes
-        a.post(WorkRequest.write(1, ScatterGatherEntry.of(src), dst.asRemote()));
+        a.post(WorkRequest.write(1, ScatterGatherEntry.of(src), new RemoteRegion(dst.address(), dst.length(), dst.rkey())));
         CompletableFuture<BatchResult> batch = a.submit(List.of(WorkRequest.write(2, ScatterGatherEntry.of(src),
-                dst.asRemote())), Duration.ofMinutes(1));
+                new RemoteRegion(dst.address(), dst.length(), dst.rkey()))), Duration.ofMinutes(1));
         assertEquals(2, SoftVerbs.pending());
 
         a.reset();
@@ -653,7 +654,7 @@ class VerbsTransportTest {
         SoftVerbs.setDelayMicros(0);
         b.reset();
         connect();
-        a.post(WorkRequest.write(3, ScatterGatherEntry.of(src), dst.asRemote()));
+        a.post(WorkRequest.write(3, ScatterGatherEntry.of(src), new RemoteRegion(dst.address(), dst.length(), dst.rkey())));
         assertEquals(Completion.success(3, WcOpcode.RDMA_WRITE, 64), pollOne(a));
         assertEquals(-1, src.segment().mismatch(dst.segment()));
     }
@@ -665,9 +666,9 @@ class VerbsTransportTest {
         MemoryRegion dst = region(64, Access.LOCAL_WRITE, Access.REMOTE_WRITE);
         SoftVerbs.setDeferred(true);
         SoftVerbs.setDelayMicros(5_000_000);
-        a.post(WorkRequest.write(1, ScatterGatherEntry.of(src), dst.asRemote()));
+        a.post(WorkRequest.write(1, ScatterGatherEntry.of(src), new RemoteRegion(dst.address(), dst.length(), dst.rkey())));
         CompletableFuture<BatchResult> batch = a.submit(List.of(WorkRequest.write(2, ScatterGatherEntry.of(src),
-                dst.asRemote())), Duration.ofMinutes(1));
+                new RemoteRegion(dst.address(), dst.length(), dst.rkey()))), Duration.ofMinutes(1));
         long start = System.nanoTime();
         a.close();
         assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(4), "close must not wait for the device delay");

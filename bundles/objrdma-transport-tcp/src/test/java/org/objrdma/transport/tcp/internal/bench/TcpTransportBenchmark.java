@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.api.transport.Access;
+import org.objrdma.api.transport.RemoteRegion;
 import org.objrdma.api.transport.BatchResult;
 import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.ChannelOptions;
@@ -91,12 +92,12 @@ public class TcpTransportBenchmark {
 
     @Benchmark
     public long write() {
-        return run(WorkRequest.write(1, ScatterGatherEntry.of(local), remote.asRemote()));
+        return run(WorkRequest.write(1, ScatterGatherEntry.of(local), new RemoteRegion(remote.address(), remote.length(), remote.rkey())));
     }
 
     @Benchmark
     public long read() {
-        return run(WorkRequest.read(2, ScatterGatherEntry.of(local), remote.asRemote()));
+        return run(WorkRequest.read(2, ScatterGatherEntry.of(local), new RemoteRegion(remote.address(), remote.length(), remote.rkey())));
     }
 
     private long run(WorkRequest request) {
