@@ -12,6 +12,7 @@ import org.objrdma.api.store.StoreException;
 import org.objrdma.s3.auth.Authentication;
 import org.objrdma.s3.auth.SigV4Authenticator;
 import org.objrdma.s3.internal.Dispatch;
+import org.objrdma.s3.rdma.RdmaServices;
 import org.objrdma.s3.xml.XmlWriter;
 import org.objrdma.api.store.ObjectStore;
 import org.slf4j.Logger;
@@ -32,10 +33,18 @@ public final class S3Gateway {
     private final ObjectStore store;
     private final S3Settings settings;
     private final SigV4Authenticator authenticator;
+    private final RdmaServices rdma;
 
+    /** Plain S3: RDMA requests are declined (cuObject) or answered 503 (hipobj-rc-v2). */
     public S3Gateway(ObjectStore store, S3Settings settings, Clock clock) {
+        this(store, settings, clock, RdmaServices.NONE);
+    }
+
+    /** S3 with both RDMA paths served by {@code rdma}'s services while they are present. */
+    public S3Gateway(ObjectStore store, S3Settings settings, Clock clock, RdmaServices rdma) {
         this.store = Objects.requireNonNull(store, "store");
         this.settings = Objects.requireNonNull(settings, "settings");
+        this.rdma = Objects.requireNonNull(rdma, "rdma");
         this.authenticator = new SigV4Authenticator(settings.region(), settings.maxClockSkew(), clock, store::secretKey);
     }
 
@@ -55,7 +64,8 @@ public final class S3Gateway {
             QueryString query = QueryString.parse(request.rawQuery());
             Target target = Target.of(request, settings.virtualHostDomain());
             Authentication auth = authenticator.authenticate(request, query);
-            Dispatch.serve(request, response, query, auth, target.bucket(), target.key(), store, settings);
+            Dispatch.serve(request, response, query, auth, target.bucket(), target.key(), store, settings,
+                    rdma);
         } catch (S3Exception e) {
             error(request, response, e.code(), e.status(), e.getMessage(), requestId);
         } catch (S3BodyException e) {

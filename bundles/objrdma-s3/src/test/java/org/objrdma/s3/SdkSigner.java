@@ -45,6 +45,12 @@ public final class SdkSigner {
     /** As {@link #sign}, for a request to {@code host} (port 8181), e.g. a virtual-host-style bucket. */
     public static TestRequest signFor(String host, String method, String encodedPath, String rawQuery, byte[] body,
             Body mode, Instant now, String... headers) throws IOException {
+        return signAs(AK, SECRET, host, method, encodedPath, rawQuery, body, mode, now, headers);
+    }
+
+    /** As {@link #signFor}, with another credential. */
+    public static TestRequest signAs(String accessKey, String secret, String host, String method, String encodedPath,
+            String rawQuery, byte[] body, Body mode, Instant now, String... headers) throws IOException {
         SdkHttpRequest.Builder b = SdkHttpRequest.builder().method(SdkHttpMethod.fromValue(method))
                 .protocol(mode == Body.UNSIGNED_CHUNKS_TRAILER || mode == Body.UNSIGNED ? "https" : "http")
                 .host(host).port(8181).encodedPath(encodedPath);
@@ -62,7 +68,7 @@ public final class SdkSigner {
         ChecksumAlgorithm trailer = mode == Body.SIGNED_CHUNKS_TRAILER || mode == Body.UNSIGNED_CHUNKS_TRAILER
                 ? DefaultChecksumAlgorithm.CRC32 : null;
         SignedRequest signed = AwsV4HttpSigner.create().sign(s -> {
-            s.identity(AwsCredentialsIdentity.create(AK, SECRET))
+            s.identity(AwsCredentialsIdentity.create(accessKey, secret))
                     .request(b.build())
                     .payload(body == null ? null : ContentStreamProvider.fromByteArray(body))
                     .putProperty(AwsV4HttpSigner.SERVICE_SIGNING_NAME, "s3")

@@ -69,9 +69,21 @@ final class Bodies {
             throw new S3Exception(S3ErrorCode.ENTITY_TOO_LARGE, "Your proposed upload of " + length
                     + " bytes exceeds the maximum allowed size of " + x.settings.maxPutBytes() + " bytes");
         }
+        return checked(x, in, length, trailerAlgorithm(x, mode), chunked);
+    }
+
+    /**
+     * Object bytes that did not come in the HTTP body (an RDMA PUT): the store computes the digests the
+     * request asks for over the bytes that arrived, and the verifier compares them with the declared ones.
+     */
+    static Body arrived(Exchange x, InputStream in, long length) throws S3Exception {
+        return checked(x, in, length, null, null);
+    }
+
+    private static Body checked(Exchange x, InputStream in, long length, ChecksumAlgorithm trailerAlgorithm,
+            AwsChunkedInputStream chunked) throws S3Exception {
         String md5 = contentMd5(x.header("Content-MD5"));
         Map<ChecksumAlgorithm, String> declared = declaredChecksums(x);
-        ChecksumAlgorithm trailerAlgorithm = trailerAlgorithm(x, mode);
         Set<ChecksumAlgorithm> compute = EnumSet.noneOf(ChecksumAlgorithm.class);
         compute.addAll(declared.keySet());
         if (trailerAlgorithm != null) {

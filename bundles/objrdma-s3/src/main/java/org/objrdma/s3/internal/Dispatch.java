@@ -9,6 +9,7 @@ import org.objrdma.s3.S3Request;
 import org.objrdma.s3.S3Response;
 import org.objrdma.s3.S3Settings;
 import org.objrdma.s3.auth.Authentication;
+import org.objrdma.s3.rdma.RdmaServices;
 
 /** The entry from the exported gateway into the operations (which stay private to the bundle). */
 public final class Dispatch {
@@ -17,8 +18,8 @@ public final class Dispatch {
     }
 
     public static void serve(S3Request request, S3Response response, QueryString query, Authentication auth,
-            String bucket, String key, ObjectStore store, S3Settings settings)
+            String bucket, String key, ObjectStore store, S3Settings settings, RdmaServices rdma)
             throws S3Exception, StoreException, IOException {
-        Router.route(new Exchange(request, response, query, auth, bucket, key, store, settings));
+        Router.route(new Exchange(request, response, query, auth, bucket, key, store, settings, rdma));
     }
 }

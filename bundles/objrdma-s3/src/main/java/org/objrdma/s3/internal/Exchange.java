@@ -11,6 +11,7 @@ import org.objrdma.s3.S3Request;
 import org.objrdma.s3.S3Response;
 import org.objrdma.s3.S3Settings;
 import org.objrdma.s3.auth.Authentication;
+import org.objrdma.s3.rdma.RdmaServices;
 import org.objrdma.s3.xml.XmlWriter;
 
 /** One authenticated request being served: what it names, who sent it, where the answer goes. */
@@ -26,9 +27,11 @@ final class Exchange {
     final String key;
     final ObjectStore store;
     final S3Settings settings;
+    /** The RDMA paths' services ({@link RdmaServices#NONE} for plain S3). */
+    final RdmaServices rdma;
 
     Exchange(S3Request request, S3Response response, QueryString query, Authentication auth, String bucket,
-            String key, ObjectStore store, S3Settings settings) {
+            String key, ObjectStore store, S3Settings settings, RdmaServices rdma) {
         this.request = request;
         this.response = response;
         this.query = query;
@@ -37,6 +40,7 @@ final class Exchange {
         this.key = key;
         this.store = store;
         this.settings = settings;
+        this.rdma = rdma;
     }
 
     String header(String name) {

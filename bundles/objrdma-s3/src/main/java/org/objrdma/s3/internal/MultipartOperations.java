@@ -41,7 +41,7 @@ final class MultipartOperations {
                 .element("Bucket", x.bucket).element("Key", x.key).element("UploadId", upload.uploadId()));
     }
 
-    private static int partNumber(Exchange x) throws S3Exception, StoreException {
+    static int partNumber(Exchange x) throws S3Exception, StoreException {
         String v = x.query.get("partNumber");
         int n;
         try {

@@ -105,7 +105,7 @@ final class ObjectOperations {
      * S3 does even when the part is the whole object (part 1 of a single put); an empty part has no range
      * to print and is a plain 200.
      */
-    private record Span(long offset, long length, boolean ranged, int partsCount) {
+    record Span(long offset, long length, boolean ranged, int partsCount) {
         static Span of(Optional<ByteRange> range, ObjectInfo info) {
             return range.map(r -> new Span(r.offset(), r.length(), true, 0))
                     .orElseGet(() -> new Span(0, info.size(), false, 0));
@@ -124,7 +124,7 @@ final class ObjectOperations {
         }
     }
 
-    private static void checkVersion(Exchange x) throws S3Exception {
+    static void checkVersion(Exchange x) throws S3Exception {
         String v = x.query.get("versionId");
         if (v != null && !v.equals("null")) {
             throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "Invalid version id specified (versioning is not supported)");

@@ -6,6 +6,7 @@ import org.objrdma.api.store.StoreException;
 import org.objrdma.s3.QueryString;
 import org.objrdma.s3.S3ErrorCode;
 import org.objrdma.s3.S3Exception;
+import org.objrdma.s3.rdma.RdmaHeaders;
 
 /** Maps method, target and query to one S3 operation; anything else is NotImplemented or MethodNotAllowed. */
 final class Router {
@@ -33,7 +34,12 @@ final class Router {
     }
 
     static void route(Exchange x) throws S3Exception, StoreException, IOException {
+        if (RcRoutes.BUCKET.equals(x.bucket)) {
+            RcRoutes.route(x);
+            return;
+        }
         refuseUnknownSubresources(x.query);
+        boolean rdmaToken = x.header(RdmaHeaders.TOKEN) != null;
         String method = x.request.method();
         QueryString q = x.query;
         if (x.bucket == null) {
@@ -77,6 +83,8 @@ final class Router {
             case "GET" -> {
                 if (uploadId != null) {
                     ListOperations.listParts(x, uploadId);
+                } else if (rdmaToken) {
+                    CuObjOperations.get(x);
                 } else {
                     ObjectOperations.get(x, false);
                 }
@@ -87,6 +95,8 @@ final class Router {
                 if (uploadId != null) {
                     if (copy) {
                         MultipartOperations.uploadPartCopy(x, uploadId);
+                    } else if (rdmaToken) {
+                        CuObjOperations.uploadPart(x, uploadId);
                     } else {
                         MultipartOperations.uploadPart(x, uploadId);
                     }
@@ -94,6 +104,8 @@ final class Router {
                     throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "partNumber needs an uploadId");
                 } else if (copy) {
                     ObjectOperations.copy(x);
+                } else if (rdmaToken) {
+                    CuObjOperations.put(x);
                 } else {
                     ObjectOperations.put(x);
                 }

@@ -32,6 +32,16 @@ public @interface S3GatewayConfig {
             + "body. Default 5368709120 (5 GiB, as S3).")
     long max_put_bytes() default 5L << 30;
 
+    @AttributeDefinition(name = "RDMA threshold (bytes)", description = "Smallest GET range or PUT moved over "
+            + "cuObject; smaller ones are declined (x-amz-rdma-reply: 501; a GET answers with the body). At least 1. "
+            + "Default 1 (every non-empty object).")
+    long rdma_min_bytes() default 1L;
+
+    @AttributeDefinition(name = "RDMA chunk (bytes)", description = "Staging buffer size of a cuObject transfer; "
+            + "larger objects move in chunks through two staging buffers, pipelined. 4096 to 1073741824. "
+            + "Default 8388608.")
+    long rdma_chunk_bytes() default 8L << 20;
+
     @AttributeDefinition(name = "Store filter", description = "LDAP filter selecting the ObjectStore service. "
             + "Default: any.")
     String store_target() default "(objectClass=org.objrdma.api.store.ObjectStore)";

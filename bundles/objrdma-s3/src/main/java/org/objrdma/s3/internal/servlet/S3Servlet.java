@@ -12,6 +12,14 @@ import org.objrdma.api.telemetry.Counter;
 import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.s3.S3Gateway;
 import org.objrdma.s3.S3Settings;
+import org.objrdma.s3.rdma.RdmaServices;
+import org.objrdma.s3.rdma.RdmaSettings;
+import org.objrdma.api.session.SessionManager;
+import org.objrdma.api.staging.StagingPool;
+import org.objrdma.cuobj.CuObjServer;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -45,12 +53,28 @@ public final class S3Servlet extends HttpServlet {
             policyOption = ReferencePolicyOption.GREEDY)
     private transient volatile Telemetry telemetry;
 
+    // the RDMA paths' services: optional and dynamic, so the gateway serves plain S3 without them and
+    // declines (cuObject) or answers 503 (hipobj-rc-v2) while one is absent
+    @Reference(name = "sessions", cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private transient volatile SessionManager sessions;
+
+    @Reference(name = "staging", cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private transient volatile StagingPool staging;
+
+    @Reference(name = "cuObj", cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    private transient volatile CuObjServer cuObj;
+
     private transient S3Gateway gateway;
 
     @Activate
     void activate(S3GatewayConfig config) {
         S3Settings settings = settings(config);
-        gateway = new S3Gateway(store, settings, Clock.systemUTC());
+        RdmaSettings rdmaSettings = rdmaSettings(config);
+        gateway = new S3Gateway(store, settings, Clock.systemUTC(),
+                new RdmaServices(() -> sessions, () -> staging, () -> cuObj, rdmaSettings));
         LOG.info("S3 gateway serving store '{}' at the HTTP Whiteboard root: region {}, {}", store.name(),
                 settings.region(), settings.virtualHostDomain().isEmpty() ? "path style"
                         : "path and virtual-host style under " + settings.virtualHostDomain());
@@ -67,6 +91,11 @@ public final class S3Servlet extends HttpServlet {
         } catch (IllegalArgumentException | NullPointerException e) {
             throw new IllegalArgumentException("Invalid org.objrdma.s3 configuration: " + e.getMessage(), e);
         }
+    }
+
+    /** @throws IllegalArgumentException naming the bad property */
+    static RdmaSettings rdmaSettings(S3GatewayConfig c) {
+        return new RdmaSettings(c.rdma_min_bytes(), c.rdma_chunk_bytes());
     }
 
     @Override

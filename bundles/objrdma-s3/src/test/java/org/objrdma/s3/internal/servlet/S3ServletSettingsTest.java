@@ -13,6 +13,11 @@ import org.objrdma.s3.S3Settings;
 class S3ServletSettingsTest {
 
     private static S3GatewayConfig config(String region, String domain, long skew, int xml, long put) {
+        return config(region, domain, skew, xml, put, 1, 8L << 20);
+    }
+
+    private static S3GatewayConfig config(String region, String domain, long skew, int xml, long put, long rdmaMin,
+            long rdmaChunk) {
         return new S3GatewayConfig() {
             @Override public Class<? extends Annotation> annotationType() { return S3GatewayConfig.class; }
             @Override public String region() { return region; }
@@ -20,6 +25,8 @@ class S3ServletSettingsTest {
             @Override public long max_clock_skew() { return skew; }
             @Override public int max_xml_body_bytes() { return xml; }
             @Override public long max_put_bytes() { return put; }
+            @Override public long rdma_min_bytes() { return rdmaMin; }
+            @Override public long rdma_chunk_bytes() { return rdmaChunk; }
             @Override public String store_target() { return "(objectClass=*)"; }
         };
     }
@@ -42,5 +49,15 @@ class S3ServletSettingsTest {
         assertTrue(refused(config("us-east-1", "", 0, 4096, 1)).contains("max.clock.skew"));
         assertTrue(refused(config("us-east-1", "", 900, 10, 1)).contains("max.xml.body.bytes"));
         assertTrue(refused(config("us-east-1", "", 900, 4096, 0)).contains("max.put.bytes"));
+    }
+
+    @Test
+    void rdmaDefaultsAndBadValues() {
+        assertEquals(org.objrdma.s3.rdma.RdmaSettings.DEFAULTS,
+                S3Servlet.rdmaSettings(config("us-east-1", "", 900, 4 << 20, 5L << 30)));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> S3Servlet.rdmaSettings(
+                config("us-east-1", "", 900, 4096, 1, 0, 8L << 20))).getMessage().contains("rdma.min.bytes"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> S3Servlet.rdmaSettings(
+                config("us-east-1", "", 900, 4096, 1, 1, 100))).getMessage().contains("rdma.chunk.bytes"));
     }
 }

@@ -1,0 +1,269 @@
+package org.objrdma.s3.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.objrdma.api.PrincipalId;
+import org.objrdma.api.staging.StagingException;
+import org.objrdma.api.staging.StagingLease;
+import org.objrdma.api.staging.StagingPool;
+import org.objrdma.api.staging.StagingStatus;
+import org.objrdma.cuobj.CuObj;
+import org.objrdma.cuobj.CuObjServer;
+import org.objrdma.cuobj.RdmaBuffer;
+import org.objrdma.wire.Errno;
+
+/**
+ * One cuObject transfer through the staging pool: two staging buffers registered with the facade, the object
+ * moved in chunks of at most {@code chunk} bytes, the next chunk staged (GET: read from the store; PUT: handed
+ * to the store) while the previous one moves. Owns its leases, registrations and facade channel and closes them
+ * in {@link #close()} (reverse order, idempotent), after any transfer still moving has ended.
+ */
+final class CuObjPipeline implements AutoCloseable {
+
+    /** The facade's calls block until their completion; one virtual thread per moving chunk. */
+    private static final ExecutorService MOVERS = Executors.newVirtualThreadPerTaskExecutor();
+    private static final Duration BORROW_WAIT = Duration.ofSeconds(5);
+
+    /** The facade refused or the transfer failed; {@code moved} bytes had moved before. */
+    static final class Failure extends Exception {
+        private static final long serialVersionUID = 1L;
+        final int errno;
+        final int wcStatus;
+        final long moved;
+
+        Failure(int errno, int wcStatus, long moved) {
+            super("cuObject transfer failed: -errno " + errno + ", completion status " + wcStatus + " after " + moved
+                    + " bytes");
+            this.errno = errno;
+            this.wcStatus = wcStatus;
+            this.moved = moved;
+        }
+
+        /** Refusals that say this path cannot serve the descriptor at all: the client should use HTTP. */
+        boolean declinable() {
+            return moved == 0 && (errno == Errno.EAFNOSUPPORT || errno == Errno.ENODEV);
+        }
+    }
+
+    /** The pipeline could not be set up; the request is declined ({@code reason}) or answered {@code 503}. */
+    static final class Unavailable extends Exception {
+        private static final long serialVersionUID = 1L;
+        final boolean busy;
+
+        Unavailable(String reason, boolean busy) {
+            super(reason);
+            this.busy = busy;
+        }
+    }
+
+    private final CuObjServer server;
+    private final String key;
+    private final String descriptor;
+    private final long remoteStart;
+    private final long length;
+    private final int chunk;
+    private final StagingLease[] leases = new StagingLease[2];
+    private final RdmaBuffer[] buffers = new RdmaBuffer[2];
+    private int channel = CuObj.INVALID_CHANNEL_ID;
+    private CompletableFuture<Long> moving;
+    private boolean closed;
+
+    private CuObjPipeline(CuObjServer server, String key, String descriptor, long remoteStart, long length, int chunk) {
+        this.server = server;
+        this.key = key;
+        this.descriptor = descriptor;
+        this.remoteStart = remoteStart;
+        this.length = length;
+        this.chunk = chunk;
+    }
+
+    static CuObjPipeline open(CuObjServer server, StagingPool pool, PrincipalId principal, String key,
+            String descriptor, long remoteStart, long length, long chunkBytes) throws Unavailable {
+        int chunk = (int) Math.min(Math.min(chunkBytes, length), Math.min(pool.maxBufferSize(), CuObj.MAX_TRANSFER_SIZE));
+        CuObjPipeline p = new CuObjPipeline(server, key, descriptor, remoteStart, length, chunk);
+        try {
+            int count = length > chunk ? 2 : 1;
+            for (int i = 0; i < count; i++) {
+                p.leases[i] = pool.borrow(chunk, principal, "cuobj " + key, BORROW_WAIT);
+                p.buffers[i] = server.registerBuffer(p.leases[i].segment(), chunk);
+                if (p.buffers[i] == null) {
+                    throw new Unavailable("the cuObject server could not register a staging buffer", false);
+                }
+            }
+            p.channel = server.allocateChannelId();
+            if (p.channel == CuObj.INVALID_CHANNEL_ID) {
+                throw new Unavailable("every cuObject channel is in use", true);
+            }
+            return p;
+        } catch (StagingException e) {
+            p.close();
+            boolean busy = e.status() == StagingStatus.LIMIT;
+            throw new Unavailable("staging: " + e.getMessage(), busy);
+        } catch (Unavailable | RuntimeException e) {
+            p.close();
+            throw e;
+        }
+    }
+
+    long length() {
+        return length;
+    }
+
+    /** GET: reads {@code length} bytes from {@code in} and writes them into the client memory. */
+    long sendFrom(InputStream in) throws IOException, Failure {
+        byte[] copy = new byte[(int) Math.min(ObjectOperations.COPY_BUFFER, chunk)];
+        long done = 0;
+        long confirmed = 0;
+        for (int i = 0; done < length; i++) {
+            int n = (int) Math.min(chunk, length - done);
+            fill(in, leases[i & 1].segment(), n, copy);
+            if (moving != null) {
+                confirmed += await(confirmed);
+            }
+            moving = move(true, i & 1, done, n);
+            done += n;
+        }
+        confirmed += await(confirmed);
+        return confirmed;
+    }
+
+    private static void fill(InputStream in, MemorySegment dst, int n, byte[] copy) throws IOException {
+        int at = 0;
+        while (at < n) {
+            int r = in.read(copy, 0, Math.min(copy.length, n - at));
+            if (r < 0) {
+                throw new IOException("the object ended " + (n - at) + " bytes early");
+            }
+            MemorySegment.copy(copy, 0, dst, ValueLayout.JAVA_BYTE, at, r);
+            at += r;
+        }
+    }
+
+    private CompletableFuture<Long> move(boolean get, int slot, long at, int n) {
+        RdmaBuffer buf = buffers[slot];
+        return CompletableFuture.supplyAsync(() -> {
+            int[] status = new int[1];
+            long r = get ? server.handleGetObject(key, buf, remoteStart + at, n, descriptor, channel, 0, status)
+                    : server.handlePutObject(key, buf, remoteStart + at, n, descriptor, channel, 0, status);
+            // the status rides in the upper half of a failure so one future carries both
+            return r >= 0 ? r : (r & 0xFFFF_FFFFL) | ((long) status[0] << 32) | Long.MIN_VALUE;
+        }, MOVERS);
+    }
+
+    private long await(long movedBefore) throws Failure {
+        long r = moving.join();
+        moving = null;
+        if (r < 0) {
+            int errno = -(int) r;
+            int status = (int) ((r & Long.MAX_VALUE) >>> 32);
+            throw new Failure(errno, status, movedBefore);
+        }
+        return r;
+    }
+
+    /**
+     * PUT: the client memory as a stream the store reads; the next chunk is read from the client while the
+     * store consumes the previous one. A failed transfer surfaces as an {@link IOException} before the end of
+     * the stream, so the store commits nothing; {@link #failure()} then says what failed.
+     */
+    InputStream receiver() {
+        return new Receiver();
+    }
+
+    private Failure failure;
+
+    Failure failure() {
+        return failure;
+    }
+
+    private final class Receiver extends InputStream {
+        private long requested;
+        private long delivered;
+        private int slot = 1;
+        private int pos;
+        private int limit;
+
+        Receiver() {
+            fetchNext();
+        }
+
+        private void fetchNext() {
+            if (requested < length) {
+                int n = (int) Math.min(chunk, length - requested);
+                moving = move(false, (slot + 1) & 1, requested, n);
+                requested += n;
+            }
+        }
+
+        private boolean advance() throws IOException {
+            if (moving == null) {
+                return false;
+            }
+            long n;
+            try {
+                n = await(delivered);
+            } catch (Failure f) {
+                failure = f;
+                throw new IOException(f.getMessage(), f);
+            }
+            slot = (slot + 1) & 1;
+            pos = 0;
+            limit = (int) n;
+            // the other slot's bytes were consumed: it takes the next chunk while this one is read
+            fetchNext();
+            return true;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xFF;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (len == 0) {
+                return 0;
+            }
+            while (pos == limit) {
+                if (!advance()) {
+                    return -1;
+                }
+            }
+            int n = Math.min(len, limit - pos);
+            MemorySegment.copy(leases[slot].segment(), ValueLayout.JAVA_BYTE, pos, b, off, n);
+            pos += n;
+            delivered += n;
+            return n;
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (moving != null) {
+            moving.join(); // the facade still uses the buffer: let it finish before the buffer goes back
+            moving = null;
+        }
+        if (channel != CuObj.INVALID_CHANNEL_ID) {
+            server.freeChannelId(channel);
+        }
+        for (int i = 1; i >= 0; i--) {
+            if (buffers[i] != null) {
+                server.deRegisterBuffer(buffers[i]);
+            }
+            if (leases[i] != null) {
+                leases[i].release();
+            }
+        }
+    }
+}
