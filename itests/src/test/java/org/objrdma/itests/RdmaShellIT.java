@@ -66,7 +66,11 @@ public class RdmaShellIT extends ObjRdmaTestSupport {
 
     @Configuration
     public Option[] config() {
-        return baseOptions();
+        // the sessions these tests prepare name a client endpoint on loopback, which the session manager
+        // refuses unless its allow list permits it
+        return org.ops4j.pax.exam.OptionUtils.combine(baseOptions(),
+                org.ops4j.pax.exam.karaf.options.KarafDistributionOption.editConfigurationFilePut(
+                        "etc/org.objrdma.session.cfg", "allow.addresses", "127.0.0.0/8,::1"));
     }
 
     /** The rows of --no-format tables (tab separated; ShellTable prints no header without format). */
