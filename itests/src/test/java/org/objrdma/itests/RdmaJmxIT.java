@@ -76,6 +76,8 @@ public class RdmaJmxIT extends ObjRdmaTestSupport {
     public void poolMBeanMatchesStatsWithALeaseOut() throws Exception {
         StagingPool pool = waitForService(StagingPool.class, null);
         ObjectName on = registered("org.objrdma:type=pool,name=staging");
+        // another test's sessions hand their staging back asynchronously: start from a quiet pool
+        await("no staging lent", SERVICE_TIMEOUT, () -> Long.valueOf(0L).equals(attribute(on, "Lent")));
         try (StagingLease lease = pool.borrow(4096, CAROL, "jmx-it")) {
             StagingStats stats = pool.stats();
             assertEquals(stats.borrowed(), mbeanServer.getAttribute(on, "Lent"));
@@ -88,7 +90,16 @@ public class RdmaJmxIT extends ObjRdmaTestSupport {
             }
             assertTrue(lease.size() >= 4096);
         }
-        assertEquals(0L, mbeanServer.getAttribute(on, "Lent"));
+        await("the lease back", SERVICE_TIMEOUT, () -> Long.valueOf(0L).equals(attribute(on, "Lent")));
+    }
+
+    /** An attribute, or null while the MBean is being registered again (its component restarted). */
+    private Object attribute(ObjectName on, String name) {
+        try {
+            return mbeanServer.getAttribute(on, name);
+        } catch (Exception notThereNow) {
+            return null;
+        }
     }
 
     @Test
@@ -110,7 +121,9 @@ public class RdmaJmxIT extends ObjRdmaTestSupport {
         SessionManager sessions = live.get();
         SessionResult<PrepareResponse> p = prepared.get();
         String id = p.value().sessionId().hex();
-        assertEquals(sessions.snapshot().size(), mbeanServer.getAttribute(on, "Count"));
+        // the MBean follows the session manager the pin restarted: wait until it is bound to the live one
+        await("the sessions MBean on the live session manager", SERVICE_TIMEOUT,
+                () -> Integer.valueOf(sessions.snapshot().size()).equals(attribute(on, "Count")));
         String[] lines = (String[]) mbeanServer.getAttribute(on, "Sessions");
         assertTrue(List.of(lines).stream().anyMatch(l -> l.startsWith(id + "\t" + "PUT\t/jmx-it/a\t")));
         String wrongOwner = (String) mbeanServer.invoke(on, "cancel",
