@@ -53,12 +53,25 @@ public class S3CountersIT extends ObjRdmaTestSupport {
                 return false;
             }
         });
+        // let the probe's own counting land before the baseline is taken
+        long settled;
+        do {
+            settled = telemetry.value(Counter.S3_REQUESTS);
+            Thread.sleep(300);
+        } while (telemetry.value(Counter.S3_REQUESTS) != settled);
         long requests = telemetry.value(Counter.S3_REQUESTS);
         long errors = telemetry.value(Counter.S3_ERRORS);
         for (int i = 0; i < 3; i++) {
             org.junit.Assert.assertTrue(http.send(HttpRequest.newBuilder(uri).GET().build(),
                     HttpResponse.BodyHandlers.discarding()).statusCode() >= 400);
         }
+        // the servlet counts after the answer is flushed, so the client can see the answer a moment before
+        // the counter moves; wait for it, then prove it moved by exactly three (no double counting)
+        await("S3_REQUESTS to reach " + (requests + 3), SERVICE_TIMEOUT,
+                () -> telemetry.value(Counter.S3_REQUESTS) >= requests + 3);
+        await("S3_ERRORS to reach " + (errors + 3), SERVICE_TIMEOUT,
+                () -> telemetry.value(Counter.S3_ERRORS) >= errors + 3);
+        Thread.sleep(200);
         assertEquals(requests + 3, telemetry.value(Counter.S3_REQUESTS));
         assertEquals(errors + 3, telemetry.value(Counter.S3_ERRORS));
         String[] gateway = null;
