@@ -60,12 +60,16 @@ import org.objrdma.cuobj.internal.TcpTunables;
  * <p><b>Construction.</b> The C-style constructors take the transport and the agent key from
  * {@link #setDefaultTransport} / {@link #setDefaultAgentKey} (the DS component {@code org.objrdma.cuobj} sets
  * both while it is active); {@link #builder()} takes them explicitly. Construction never throws for bad
- * settings: as in C, check {@link #isConnected()} (the reason is logged).
+ * settings: as in C, check {@link #isConnected()} (the reason is logged). Without any agent key (none in the
+ * tunables, no default) the session still starts, in <b>per-principal mode</b>: the {@link CuObjPrincipal}
+ * overloads work, the cuObjServer-compatible ones answer {@code -EINVAL}.
  *
  * <p><b>Returns</b> (transfers, in the order checked; {@code status} is written only in the fifth group and on
  * success):
  * <ol>
- *   <li>{@code -ENODEV}: no session (closed, or it never started) or the bound transport is missing or unavailable;</li>
+ *   <li>{@code -ENODEV}: no session (closed, or it never started) or the bound transport is missing or unavailable;
+ *       then {@code -EINVAL}: a cuObjServer-compatible overload (no principal) on a server without a shared agent
+ *       key (per-principal mode), or a principal overload with a null principal;</li>
  *   <li>{@code -EIO}: no buffer, a buffer ended or of another server, {@code remote_buf_start == 0},
  *       {@code size == 0}, {@code size > 1 GiB}; then the channel is not allocated; then the descriptor does not
  *       parse; then {@code [remote, remote+size)} is outside the descriptor's region; then
@@ -324,6 +328,10 @@ public class CuObjServer extends RDMAConnection implements AutoCloseable {
                 p = new CuObjRDMATunable(params);
             }
             byte[] key = agentKeyOf(p);
+            if (key == null) {
+                LOG.info("cuObjServer {}:{}: no shared agent key: per-principal mode, the cuObjServer-compatible"
+                        + " transfer overloads answer -EINVAL (only the CuObjPrincipal overloads dial agents)", ip, port);
+            }
             Duration timeout = Duration.ofMillis(p.getTransferTimeoutMs());
             Duration connectTimeout = TcpTunables.dialTimeout(p); // timeout and retry_cnt, applied to the dial
             ChannelOptions options = new ChannelOptions((int) p.getCqDepth(), 1, p.getMaxSge(), connectTimeout);
@@ -352,10 +360,6 @@ public class CuObjServer extends RDMAConnection implements AutoCloseable {
         List<String> bad;
         synchronized (params) {
             bad = params.validate();
-            if (bad.isEmpty() && agentKeyOf(params) == null) {
-                bad = List.of("no agent key: set CuObjRDMATunable.setAgentKey or CuObjServer.setDefaultAgentKey"
-                        + " (or setAgentKeyFromDcKey(true) to derive a weak one from dc_key)");
-            }
         }
         return bad.isEmpty() ? null : String.join("; ", bad);
     }
@@ -832,6 +836,10 @@ public class CuObjServer extends RDMAConnection implements AutoCloseable {
             return fail(get, key, Errno.ENODEV, "the RDMA device is not available"
                     + (s == null ? " (no session)" : t == null ? " (no transport bound)" : " (" + t.unavailabilityCause()
                     .orElse("transport unavailable") + ")"));
+        }
+        if (principal == null && s.agentKey() == null) {
+            return fail(get, key, Errno.EINVAL, "no shared agent key is configured (per-principal mode): use the"
+                    + " CuObjPrincipal overloads");
         }
         if (buf == null || buf.owner != this || !buf.isActive()) {
             return fail(get, key, Errno.EIO, "no registered buffer of this server (null, deregistered or foreign)");

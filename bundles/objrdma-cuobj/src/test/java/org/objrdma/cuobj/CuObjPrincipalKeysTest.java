@@ -2,6 +2,7 @@ package org.objrdma.cuobj;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.objrdma.cuobj.CuObj.CUOBJ_PROTO_RDMA_DC_V1;
 
 import java.lang.foreign.Arena;
@@ -106,6 +107,31 @@ class CuObjPrincipalKeysTest {
         assertThrows(IllegalArgumentException.class,
                 () -> CuObjPrincipal.of(PrincipalId.fromCanonical("x"), new byte[8]));
         assertEquals(CuObjPrincipal.of(principalA.id(), AgentKeys.forPrincipal(SECRET_A)), principalA);
+    }
+
+    @Test
+    void withoutASharedKeyTheServerRunsPerPrincipalAndTheCompatibleOverloadsAreEinval() throws Exception {
+        CuObjRDMATunable t = new CuObjRDMATunable(); // no agent key, no default key
+        t.setAllowAddresses(Patterns.LOOPBACK);
+        try (CuObjServer perPrincipal = new CuObjServer(serverTransport, "127.0.0.1", 0, CUOBJ_PROTO_RDMA_DC_V1, t)) {
+            assertTrue(perPrincipal.isConnected(), "a server without a shared key starts, per principal");
+            MemorySegment local = arena.allocate(SIZE, 4096);
+            local.fill((byte) 0x77);
+            RdmaBuffer b = perPrincipal.registerBuffer(local, SIZE);
+            assertEquals(0, perPrincipal.allocateChannelId());
+            clientA.memory.segment().fill((byte) 0x11);
+            int[] status = {-1};
+            assertEquals(-Errno.EINVAL, perPrincipal.handleGetObject("shared", b, clientA.addr(0), SIZE,
+                    clientA.get(0, SIZE), 0, 0, status));
+            assertEquals(-1, status[0], "nothing was dialed");
+            assertEquals(-Errno.EINVAL, perPrincipal.handlePutObject("shared", b, clientA.addr(0), SIZE,
+                    clientA.put(0, SIZE), 0));
+            assertEquals(0, perPrincipal.agentConnectionCount());
+            assertEquals(-1, clientA.memory.segment().mismatch(filled(SIZE, (byte) 0x11)), "A's memory unchanged");
+            assertEquals(SIZE, perPrincipal.handleGetObject(principalA, "a", b, clientA.addr(0), SIZE,
+                    clientA.get(0, SIZE), 0, 0, status, null));
+            assertEquals(-1, clientA.memory.segment().mismatch(filled(SIZE, (byte) 0x77)), "A's own key serves A");
+        }
     }
 
     private static MemorySegment filled(int size, byte value) {

@@ -41,7 +41,6 @@ import org.objrdma.store.fs.EmbeddedStore;
 import org.objrdma.store.fs.EmbeddedStores;
 import org.objrdma.transport.tcp.internal.TcpSettings;
 import org.objrdma.transport.tcp.internal.TcpTransport;
-import org.objrdma.wire.AgentKeys;
 import org.objrdma.wire.RcToken;
 import org.objrdma.wire.RcTokenCodec;
 import org.objrdma.wire.RcTokenCodecs;
@@ -64,7 +63,9 @@ final class RdmaFixture implements AutoCloseable {
     final EmbeddedStore store;
     final S3Gateway gateway;
     final Arena arena = Arena.ofShared();
-    final byte[] agentKey = AgentKeys.generate();
+    /** The facade's shared key of the cuObjServer-compatible calls, or null (per-principal mode). */
+    final byte[] sharedAgentKey;
+    /** The client agent of the default principal ({@link SdkSigner#AK}), keyed with its own agent key. */
     final CuObjAgent agent;
     final RcClient rc;
 
@@ -77,6 +78,13 @@ final class RdmaFixture implements AutoCloseable {
 
     RdmaFixture(RdmaSettings settings, boolean withRdma,
             java.util.function.Consumer<SessionSettings.Builder> sessionSettings) throws Exception {
+        this(settings, withRdma, sessionSettings, null);
+    }
+
+    /** {@code sharedAgentKey} null: the facade has no {@code agent.key} (per-principal mode). */
+    RdmaFixture(RdmaSettings settings, boolean withRdma,
+            java.util.function.Consumer<SessionSettings.Builder> sessionSettings, byte[] sharedAgentKey) throws Exception {
+        this.sharedAgentKey = sharedAgentKey;
         serverTransport = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP);
         clientTransport = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP);
         pool = BufferPool.create(StagingSettings.defaults(), serverTransport, () -> Telemetry.NOOP);
@@ -89,13 +97,15 @@ final class RdmaFixture implements AutoCloseable {
         core.useStagingPool(pool);
         core.startReaper();
         CuObjRDMATunable t = new CuObjRDMATunable();
-        t.setAgentKey(agentKey);
+        if (sharedAgentKey != null) {
+            t.setAgentKey(sharedAgentKey);
+        }
         t.setAllowAddresses("127.0.0.0/8"); // the client agent listens on loopback
         cuObj = new CuObjServer(serverTransport, "127.0.0.1", 0, CuObj.CUOBJ_PROTO_RDMA_DC_V1, t);
         store = EmbeddedStores.inMemory(Map.of(SdkSigner.AK, SdkSigner.SECRET, OTHER_AK, OTHER_SECRET));
         gateway = new S3Gateway(store, S3Settings.DEFAULTS, Clock.systemUTC(),
                 withRdma ? RdmaServices.of(core, pool, cuObj, settings) : RdmaServices.NONE);
-        agent = CuObjAgent.open(clientTransport, agentKey);
+        agent = CuObjAgent.openForPrincipal(clientTransport, SdkSigner.SECRET);
         rc = new RcClient(clientTransport, Duration.ofSeconds(10));
     }
 

@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Publishes one {@link CuObjServer} as a service of that class, PID {@code org.objrdma.cuobj}. The component
- * needs a configuration (the agent key has no default) and a {@link Transport} (mandatory, dynamic, greedy:
+ * needs a configuration (which may be empty: without {@code agent.key} the server runs in per-principal mode) and a
+ * {@link Transport} (mandatory, dynamic, greedy:
  * the best-ranked one, or the one {@code transport.target} picks). A replaced transport is swapped in without a
  * restart: the server reads the bound one on every call, re-registers its buffers with it at their next
  * transfer, and drops its connections on the old one. A configuration change re-activates the component: the
@@ -70,8 +71,9 @@ public final class CuObjServerComponent {
         }
         server = created;
         CuObjServer.setDefaultTransport(() -> transport);
+        // no shared key configured: per-principal mode, and C-style servers get none either
         CuObjServer.setDefaultAgentKey(tunable.getAgentKey() != null ? tunable.getAgentKey()
-                : org.objrdma.wire.AgentKeys.fromDcKey(tunable.getDcKey()));
+                : tunable.isAgentKeyFromDcKey() ? org.objrdma.wire.AgentKeys.fromDcKey(tunable.getDcKey()) : null);
         Hashtable<String, Object> props = new Hashtable<>();
         props.put("ip", settings.ip());
         props.put("port", settings.port());

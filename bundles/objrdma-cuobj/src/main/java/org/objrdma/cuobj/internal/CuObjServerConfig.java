@@ -8,7 +8,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
  * Configuration of PID {@code org.objrdma.cuobj}: the server address, the cuObject tunables with their C
  * defaults, and objrdma's agent key and bounds. Validated at activation ({@link ServerSettings#from}); a bad
  * value keeps the component from activating and the log names the property. The component needs a
- * configuration (at least {@code agent.key}) to start.
+ * configuration to start (it may be empty: without {@code agent.key} it runs in per-principal mode).
  */
 @ObjectClassDefinition(name = "objrdma cuObject server",
         description = "cuObjServer-compatible facade: address, cuObject tunables, agent key and bounds.")
@@ -84,8 +84,10 @@ public @interface CuObjServerConfig {
     int max_rd_atomic() default 0;
 
     @AttributeDefinition(name = "Agent key", type = AttributeType.PASSWORD, required = false,
-            description = "Key the server presents to client memory agents (the DC key's stand-in): 16..64 bytes as hex"
-                    + " digits, 'hex:...' or 'base64:...'. Required unless agent.key.from.dc.key is true. No default.")
+            description = "Shared key the cuObjServer-compatible transfer calls present to client memory agents (the DC"
+                    + " key's stand-in): 16..64 bytes as hex digits, 'hex:...' or 'base64:...'. Empty (the default):"
+                    + " per-principal mode, those calls answer -EINVAL; the S3 gateway never needs it (it dials with"
+                    + " each principal's own key).")
     String agent_key() default "";
 
     @AttributeDefinition(name = "Agent key from DC key", description = "Derive the agent key from dc.key (cuObject"

@@ -61,10 +61,8 @@ public record ServerSettings(String ip, int port, int proto, CuObjRDMATunable tu
             t.setAgentKey(parsed.value());
         } else if (c.agent_key_from_dc_key()) {
             t.setAgentKeyFromDcKey(true);
-        } else {
-            throw new IllegalArgumentException("agent.key is required: 16..64 bytes as hex digits (e.g. the output of"
-                    + " 'openssl rand -hex 32'), or set agent.key.from.dc.key=true to derive a weak key from dc.key");
         }
+        // neither: per-principal mode, no shared key (the CuObjPrincipal overloads, which the S3 routes use, only)
         List<String> bad = t.validate();
         if (!bad.isEmpty()) {
             // each sentence starts with the field's C name; the property is the same name with dots

@@ -3,6 +3,7 @@ package org.objrdma.cuobj.internal;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -81,10 +82,10 @@ class ServerSettingsTest {
     }
 
     @Test
-    void theAgentKeyIsRequiredUnlessTheDcKeyModeIsChosen() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> ServerSettings.from(config(Map.of())));
-        assertTrue(e.getMessage().startsWith("agent.key is required"), e.getMessage());
+    void withoutAnAgentKeyTheServerRunsPerPrincipalAndABadKeyIsRefused() {
+        ServerSettings perPrincipal = ServerSettings.from(config(Map.of()));
+        assertNull(perPrincipal.tunable().getAgentKey(), "no shared key");
+        assertFalse(perPrincipal.tunable().isAgentKeyFromDcKey());
         ServerSettings compat = ServerSettings.from(config(Map.of("agent.key.from.dc.key", true, "dc.key", "12345")));
         assertTrue(compat.tunable().isAgentKeyFromDcKey());
         assertEquals(12345, compat.tunable().getDcKey());

@@ -2,7 +2,6 @@ package org.objrdma.s3.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
-import org.objrdma.api.PrincipalId;
 import org.objrdma.api.staging.StagingPool;
 import org.objrdma.api.store.ByteRange;
 import org.objrdma.api.store.ObjectContent;
@@ -12,6 +11,7 @@ import org.objrdma.api.store.PutOptions;
 import org.objrdma.api.store.PutResult;
 import org.objrdma.api.store.StoreAction;
 import org.objrdma.api.store.StoreException;
+import org.objrdma.cuobj.CuObjPrincipal;
 import org.objrdma.cuobj.CuObjServer;
 import org.objrdma.s3.S3ErrorCode;
 import org.objrdma.s3.S3Exception;
@@ -27,6 +27,10 @@ import org.objrdma.wire.TokenResult;
  * through staging buffers, the HTTP exchange carries no body. Declines ({@code x-amz-rdma-reply: 501}) when
  * this gateway cannot serve the descriptor or the size is below {@code rdma.min.bytes}: a GET then answers
  * with the body, a PUT stores nothing.
+ *
+ * <p>Every transfer is made for the request's principal ({@link RdmaRequests#cuObjPrincipal}): the facade dials
+ * the client's agent with that principal's agent key only, never a shared {@code agent.key}, so a descriptor
+ * naming another principal's agent fails ({@code RDMATransferFailed}) and touches nothing there.
  */
 final class CuObjOperations {
 
@@ -80,7 +84,7 @@ final class CuObjOperations {
         if (server == null || pool == null) {
             throw new CuObjPipeline.Unavailable("the cuObject server or staging pool went away", false);
         }
-        PrincipalId principal = RdmaRequests.principal(x);
+        CuObjPrincipal principal = RdmaRequests.cuObjPrincipal(x);
         return CuObjPipeline.open(server, pool, principal, x.bucket + "/" + x.key, t.descriptor(), t.remoteStart(),
                 length, x.rdma.settings().chunkBytes());
     }

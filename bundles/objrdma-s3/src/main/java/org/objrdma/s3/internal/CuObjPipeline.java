@@ -8,12 +8,12 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import org.objrdma.api.PrincipalId;
 import org.objrdma.api.staging.StagingException;
 import org.objrdma.api.staging.StagingLease;
 import org.objrdma.api.staging.StagingPool;
 import org.objrdma.api.staging.StagingStatus;
 import org.objrdma.cuobj.CuObj;
+import org.objrdma.cuobj.CuObjPrincipal;
 import org.objrdma.cuobj.CuObjServer;
 import org.objrdma.cuobj.RdmaBuffer;
 import org.objrdma.wire.Errno;
@@ -63,6 +63,7 @@ final class CuObjPipeline implements AutoCloseable {
     }
 
     private final CuObjServer server;
+    private final CuObjPrincipal principal;
     private final String key;
     private final String descriptor;
     private final long remoteStart;
@@ -74,8 +75,10 @@ final class CuObjPipeline implements AutoCloseable {
     private CompletableFuture<Long> moving;
     private boolean closed;
 
-    private CuObjPipeline(CuObjServer server, String key, String descriptor, long remoteStart, long length, int chunk) {
+    private CuObjPipeline(CuObjServer server, CuObjPrincipal principal, String key, String descriptor, long remoteStart,
+            long length, int chunk) {
         this.server = server;
+        this.principal = principal;
         this.key = key;
         this.descriptor = descriptor;
         this.remoteStart = remoteStart;
@@ -83,14 +86,15 @@ final class CuObjPipeline implements AutoCloseable {
         this.chunk = chunk;
     }
 
-    static CuObjPipeline open(CuObjServer server, StagingPool pool, PrincipalId principal, String key,
+    /** The agent is dialed with {@code principal}'s key; its staging is charged to {@code principal.id()}. */
+    static CuObjPipeline open(CuObjServer server, StagingPool pool, CuObjPrincipal principal, String key,
             String descriptor, long remoteStart, long length, long chunkBytes) throws Unavailable {
         int chunk = (int) Math.min(Math.min(chunkBytes, length), Math.min(pool.maxBufferSize(), CuObj.MAX_TRANSFER_SIZE));
-        CuObjPipeline p = new CuObjPipeline(server, key, descriptor, remoteStart, length, chunk);
+        CuObjPipeline p = new CuObjPipeline(server, principal, key, descriptor, remoteStart, length, chunk);
         try {
             int count = length > chunk ? 2 : 1;
             for (int i = 0; i < count; i++) {
-                p.leases[i] = pool.borrow(chunk, principal, "cuobj " + key, BORROW_WAIT);
+                p.leases[i] = pool.borrow(chunk, principal.id(), "cuobj " + key, BORROW_WAIT);
                 p.buffers[i] = server.registerBuffer(p.leases[i].segment(), chunk);
                 if (p.buffers[i] == null) {
                     throw new Unavailable("the cuObject server could not register a staging buffer", false);
@@ -149,8 +153,8 @@ final class CuObjPipeline implements AutoCloseable {
         RdmaBuffer buf = buffers[slot];
         return CompletableFuture.supplyAsync(() -> {
             int[] status = new int[1];
-            long r = get ? server.handleGetObject(key, buf, remoteStart + at, n, descriptor, channel, 0, status)
-                    : server.handlePutObject(key, buf, remoteStart + at, n, descriptor, channel, 0, status);
+            long r = get ? server.handleGetObject(principal, key, buf, remoteStart + at, n, descriptor, channel, 0, status, null)
+                    : server.handlePutObject(principal, key, buf, remoteStart + at, n, descriptor, channel, 0, status, null);
             // the status rides in the upper half of a failure so one future carries both
             return r >= 0 ? r : (r & 0xFFFF_FFFFL) | ((long) status[0] << 32) | Long.MIN_VALUE;
         }, MOVERS);
