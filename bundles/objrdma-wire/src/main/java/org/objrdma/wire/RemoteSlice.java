@@ -76,6 +76,19 @@ public final class RemoteSlice implements AutoCloseable {
         return new RemoteSlice(null, slice, new RemoteRegion(slice.address(), slice.length(), slice.rkey()));
     }
 
+    /**
+     * A grant of {@code [offset, offset + length)} of {@code region} on {@code channel} only, never a slice
+     * registration: for a caller that would rather make the channel able to grant (verbs: connect the queue pair
+     * first) than fall back.
+     *
+     * @throws TransportException what {@link Channel#grant} throws ({@code WRONG_STATE} on a verbs channel in INIT)
+     */
+    public static RemoteSlice grant(Channel channel, MemoryRegion region, long offset, long length,
+                                    Set<Access> access) throws TransportException {
+        MemoryGrant g = Objects.requireNonNull(channel, "channel").grant(region, offset, length, access);
+        return new RemoteSlice(g, null, g.asRemote());
+    }
+
     /** Address, length and rkey the peer needs. */
     public RemoteRegion remote() {
         return remote;

@@ -74,6 +74,15 @@ final class DataPhase {
         return classifyGet(await(channel.submit(List.of(write), timeout), execTimeoutMs), wrId, staging.length());
     }
 
+    /**
+     * The data phase of a PUT whose channel was connected at PREPARE ({@link PutStaging}): the receive posted
+     * then takes the client's WRITE_WITH_IMM (perhaps already did); nothing is posted or connected now.
+     */
+    static DataPhaseResult awaitArmedPut(CompletableFuture<BatchResult> armedReceive, long wrId, int cookie, long size,
+                                         long execTimeoutMs) {
+        return classifyPut(await(armedReceive, execTimeoutMs), wrId, cookie, size);
+    }
+
     /** The batch result, or null when the future did not complete within the deadline plus grace. */
     private static Object await(CompletableFuture<BatchResult> future, long execTimeoutMs) {
         try {

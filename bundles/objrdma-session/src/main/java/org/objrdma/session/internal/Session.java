@@ -51,6 +51,10 @@ final class Session {
     final Channel channel;
     /** PUT: the client's access to the staging slice (a grant on {@link #channel}); null for GET. */
     final RemoteSlice stagingAccess;
+    /** PUT on a transport that grants only once connected: the receive posted at PREPARE, {@link #channel} connected then; else null. */
+    final java.util.concurrent.CompletableFuture<org.objrdma.api.transport.BatchResult> armedReceive;
+    /** The work request id of {@link #armedReceive} (0 without one). */
+    final long armedWrId;
 
     // ---- guarded by this ----
     SessionState state = SessionState.PREPARED;
@@ -85,7 +89,7 @@ final class Session {
     Session(SessionId id, long epoch, PrincipalId principal, Op op, String target, long offset, int size, int cookie,
             int clientPsn, EndpointInfo clientEndpoint, RemoteRegion preparedClientRegion, long createdAtMillis,
             Transport transport, StagingPool pool, StagingLease staging, long stagingOffset, Channel channel,
-            RemoteSlice stagingAccess, DeadlineSlots deadlineSlots) {
+            PutStaging putStaging, DeadlineSlots deadlineSlots) {
         this.id = id;
         this.epoch = epoch;
         this.principal = principal;
@@ -104,7 +108,9 @@ final class Session {
         this.stagingOffset = stagingOffset;
         this.stagingBytesHeld = staging == null ? 0 : staging.region().length();
         this.channel = channel;
-        this.stagingAccess = stagingAccess;
+        this.stagingAccess = putStaging == null ? null : putStaging.access();
+        this.armedReceive = putStaging == null ? null : putStaging.armedReceive();
+        this.armedWrId = putStaging == null ? 0 : putStaging.armedWrId();
         this.deadlineSlots = deadlineSlots;
     }
 

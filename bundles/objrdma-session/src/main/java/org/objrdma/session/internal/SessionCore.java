@@ -36,7 +36,6 @@ import org.objrdma.api.staging.StagingLease;
 import org.objrdma.api.staging.StagingPool;
 import org.objrdma.api.telemetry.Counter;
 import org.objrdma.api.telemetry.Telemetry;
-import org.objrdma.api.transport.Access;
 import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.ChannelOptions;
 import org.objrdma.api.transport.EndpointInfo;
@@ -46,7 +45,6 @@ import org.objrdma.api.transport.ScatterGatherEntry;
 import org.objrdma.api.transport.Transport;
 import org.objrdma.api.transport.TransportError;
 import org.objrdma.api.transport.TransportException;
-import org.objrdma.wire.RemoteSlice;
 import org.objrdma.wire.TokenResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -205,7 +203,7 @@ public final class SessionCore implements SessionManager {
         boolean charged = true;
         StagingLease lease = null;
         Channel channel = null;
-        RemoteSlice stagingAccess = null;
+        PutStaging stagingAccess = null;
         Session created = null;
         try {
             if (request.target().length() > MAX_TARGET_CHARS) {
@@ -257,17 +255,19 @@ public final class SessionCore implements SessionManager {
             RemoteRegion stagingRegion;
             if (request.op() == Op.PUT) {
                 // the client's WRITE_WITH_IMM may reach exactly this session's slice, through this session's
-                // channel only, until teardown revokes it (before the lease goes back to the pool)
+                // channel only, until teardown revokes it (before the lease goes back to the pool); on verbs the
+                // channel connects now so that the rkey answered is a window bound to it (PutStaging)
                 try {
-                    stagingAccess = RemoteSlice.open(t, channel, lease.region(), stagingOffset, size,
-                            java.util.EnumSet.of(Access.REMOTE_WRITE));
+                    stagingAccess = PutStaging.open(t, channel, lease.region(), stagingOffset, size,
+                            request.clientEndpoint(), request.clientPsn(), workRequestIds.incrementAndGet(),
+                            Duration.ofMillis(settings.prepTimeoutMs() + settings.execTimeoutMs()));
                 } catch (TransportException e) {
                     RcStatus status = e.error() == TransportError.RESOURCE_EXHAUSTED ? RcStatus.LIMIT : RcStatus.INTERNAL;
                     LOG.warn("PREPARE refused ({}): transport {} could not grant the staging slice: {}", status,
                             t.name(), e.getMessage());
                     return SessionResult.failed(status);
                 }
-                stagingRegion = stagingAccess.remote();
+                stagingRegion = stagingAccess.access().remote();
             } else {
                 // a GET client reaches nothing on the server: the server writes into the client's memory
                 stagingRegion = new RemoteRegion(lease.region().address() + stagingOffset, size, NO_REMOTE_KEY);
@@ -304,7 +304,7 @@ public final class SessionCore implements SessionManager {
                 channel.close();
             }
             if (stagingAccess != null) {
-                stagingAccess.close();
+                stagingAccess.access().close();
             }
             if (lease != null) {
                 lease.release();
@@ -560,6 +560,8 @@ public final class SessionCore implements SessionManager {
         try {
             result = claim.remote() == null
                     ? DataPhaseResult.nothingMoved() // control-plane only (a test mode): OK, and 0 bytes, honestly
+                    : s.armedReceive != null
+                    ? DataPhase.awaitArmedPut(s.armedReceive, s.armedWrId, s.cookie, s.size, settings.execTimeoutMs())
                     : DataPhase.run(claim.channel(), claim.remote(), s.op,
                             new ScatterGatherEntry(s.staging.region(), s.stagingOffset, s.size), claim.clientRegion(),
                             s.cookie, claim.wrId(), settings.execTimeoutMs());
@@ -596,6 +598,9 @@ public final class SessionCore implements SessionManager {
             long qpn = r.clientQpn();
             if (qpn < 1 || qpn > s.clientEndpoint.maxQueueNumber()) {
                 return RcStatus.ARG;
+            }
+            if (s.armedReceive != null && qpn != s.clientEndpoint.queueNumber()) {
+                return RcStatus.ARG; // the channel was connected at PREPARE to the queue pair PREPARE named
             }
             if (s.op == Op.GET) {
                 RemoteRegion region = r.clientRegion() != null ? r.clientRegion() : s.preparedClientRegion;

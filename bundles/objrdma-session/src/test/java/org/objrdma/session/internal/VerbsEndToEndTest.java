@@ -187,6 +187,11 @@ class VerbsEndToEndTest {
             return new PrepareRequest(ALICE, op, target, 0, SIZE, local().psn(), COOKIE, preparedEndpoint(), into);
         }
 
+        /** objrdma's client: PREPARE names the queue pair too (its token carries the QPN), READY repeats it. */
+        PrepareRequest prepareNamingQueuePair(Op op, String target) {
+            return new PrepareRequest(ALICE, op, target, 0, SIZE, local().psn(), COOKIE, local(), null);
+        }
+
         ReadyRequest ready(SessionId id) {
             return new ReadyRequest(ALICE, id, COOKIE, local().qpn(), null);
         }
@@ -443,6 +448,92 @@ class VerbsEndToEndTest {
             assertEquals(ChannelState.INIT, client.channel.state());
             ReadyResponse r = putWith(client, prep).orElseThrow();
             assertEquals(ReadyOutcome.OK, r.outcome());
+            finishVerifiedPut(prep, object);
+        }
+    }
+
+    // ---- a PUT's staging grant is bound to the session's queue pair (issue 12) --------------------------------
+
+    /** A queue pair of the server's protection domain, connected to one of the client transport's: an intruder. */
+    private final class Intruder implements AutoCloseable {
+        final Channel serverSide;
+        final Channel remote;
+        final MemoryRegion garbage;
+
+        Intruder() throws TransportException {
+            serverSide = server.openChannel(ChannelOptions.DEFAULT);
+            remote = clientTransport.openChannel(ChannelOptions.DEFAULT);
+            MemorySegment bytes = arena.allocate(SIZE, 4096);
+            bytes.fill((byte) 0xEE);
+            garbage = clientTransport.register(bytes, EnumSet.of(Access.LOCAL_WRITE));
+            serverSide.connect(remote.localEndpoint());
+            remote.connect(serverSide.localEndpoint());
+        }
+
+        /** Writes garbage over the slice it learned; returns the completion status. */
+        WcStatus writeInto(RemoteRegion learned) throws Exception {
+            Completion c = only(remote.submit(List.of(WorkRequest.write(77, new ScatterGatherEntry(garbage, 0, SIZE),
+                    learned.address(), learned.rkey())), WAIT));
+            return c.status();
+        }
+
+        @Override
+        public void close() {
+            remote.close();
+            serverSide.close();
+            garbage.close();
+        }
+    }
+
+    @Test
+    void aPutsStagingSliceRefusesEveryQueuePairButTheSessionsOwn() throws Exception {
+        try (Client client = new Client()) {
+            byte[] object = randomBytes(6);
+            MemorySegment.copy(MemorySegment.ofArray(object), 0, client.memory, 0, SIZE);
+            PrepareResponse prep = core.prepare(client.prepareNamingQueuePair(Op.PUT, "/bucket/bound")).orElseThrow();
+            assertEquals(RcStatus.OK, core.finishPrepare(prep.sessionId(), true));
+
+            // another queue pair of the same protection domain learned the rkey PREPARE answered: refused
+            try (Intruder intruder = new Intruder()) {
+                assertEquals(WcStatus.REM_ACCESS_ERR, intruder.writeInto(prep.stagingRegion()));
+            }
+
+            // the session's client: its queue pair is connected to the server's since PREPARE, the receive
+            // armed, so its first write lands (no retry), before READY even
+            client.channel.connect(prep.serverEndpoint());
+            Completion written = only(client.channel.submit(List.of(WorkRequest.writeWithImm(6,
+                    new ScatterGatherEntry(client.region, 0, SIZE), prep.stagingRegion().address(),
+                    prep.stagingRegion().rkey(), COOKIE)), WAIT));
+            assertEquals(WcStatus.SUCCESS, written.status(), written.toString());
+            ReadyResponse r = core.readyTransfer(client.ready(prep.sessionId())).orElseThrow();
+            assertEquals(ReadyOutcome.OK, r.outcome());
+            assertEquals(SIZE, r.bytesTransferred());
+
+            // after the data phase the grant lives until teardown: still nobody else's
+            try (Intruder intruder = new Intruder()) {
+                assertEquals(WcStatus.REM_ACCESS_ERR, intruder.writeInto(prep.stagingRegion()));
+            }
+            finishVerifiedPut(prep, object); // the staging bytes are exactly the client's: nothing else landed
+        }
+    }
+
+    @Test
+    void aReadyNamingAnotherQueuePairThanPrepareIsArgAndKeepsTheSession() throws Exception {
+        try (Client client = new Client()) {
+            byte[] object = randomBytes(7);
+            MemorySegment.copy(MemorySegment.ofArray(object), 0, client.memory, 0, SIZE);
+            PrepareResponse prep = core.prepare(client.prepareNamingQueuePair(Op.PUT, "/bucket/other-qp")).orElseThrow();
+            assertEquals(RcStatus.OK, core.finishPrepare(prep.sessionId(), true));
+            long other = client.local().qpn() == 1 ? 2 : client.local().qpn() - 1;
+            assertEquals(RcStatus.ARG, core.readyTransfer(new ReadyRequest(ALICE, prep.sessionId(), COOKIE, other, null))
+                    .status(), "the server's queue pair is connected to the one PREPARE named");
+            assertEquals(SessionState.PREPARED, core.detail(prep.sessionId()).orElseThrow().state());
+
+            client.channel.connect(prep.serverEndpoint());
+            assertEquals(WcStatus.SUCCESS, only(client.channel.submit(List.of(WorkRequest.writeWithImm(6,
+                    new ScatterGatherEntry(client.region, 0, SIZE), prep.stagingRegion().address(),
+                    prep.stagingRegion().rkey(), COOKIE)), WAIT)).status());
+            assertEquals(ReadyOutcome.OK, core.readyTransfer(client.ready(prep.sessionId())).orElseThrow().outcome());
             finishVerifiedPut(prep, object);
         }
     }
