@@ -17,15 +17,16 @@ import java.util.concurrent.Executors;
 /**
  * The gateway behind the JDK's HTTP server on 127.0.0.1, so a real S3 client talks to it over real
  * sockets inside the test JVM (the servlet adapter needs Pax Web; the itests drive that one). It records
- * each request line, so a test can see what the client sent.
+ * each request line, so a test can see what the client sent. Public (in the test jar): the client modules'
+ * end-to-end tests put the gateway behind it too.
  */
-final class LoopbackHttpFront implements AutoCloseable {
+public final class LoopbackHttpFront implements AutoCloseable {
     private final HttpServer server;
     private final ExecutorService threads = Executors.newFixedThreadPool(8);
     /** "METHOD rawQuery" of every request, in arrival order. */
-    final List<String> requests = new CopyOnWriteArrayList<>();
+    public final List<String> requests = new CopyOnWriteArrayList<>();
 
-    LoopbackHttpFront(S3Gateway gateway) throws IOException {
+    public LoopbackHttpFront(S3Gateway gateway) throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.createContext("/", exchange -> {
             try (exchange) {
@@ -39,7 +40,7 @@ final class LoopbackHttpFront implements AutoCloseable {
         server.start();
     }
 
-    URI endpoint() {
+    public URI endpoint() {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
     }
 

@@ -1,0 +1,83 @@
+package org.objrdma.cli;
+
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.objrdma.client.sdk.RdmaS3Exception;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
+import software.amazon.awssdk.core.exception.SdkClientException;
+
+/** {@code bin/objrdma}: the command line's root; {@link #run} is the whole program for a given environment. */
+@Command(name = "objrdma", mixinStandardHelpOptions = true, version = "objrdma 0.1.0",
+        description = "Moves S3 objects through an objrdma gateway over cuObject, hipobj-rc-v2 or plain HTTP.",
+        subcommands = {GetCommand.class, PutCommand.class, BenchCommand.class},
+        footer = {"", "Exit codes: 0 done, 1 refused or failed, 2 bad command line, 3 no endpoint / credential /"
+                + " JDK, 4 local file error."})
+public final class Main implements Callable<Integer> {
+    final Map<String, String> env;
+    final PrintStream out;
+    final PrintStream err;
+
+    Main(Map<String, String> env, PrintStream out, PrintStream err) {
+        this.env = env;
+        this.out = out;
+        this.err = err;
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.getenv(), System.out, System.err));
+    }
+
+    /** Runs one command line; returns the exit code. Nothing it catches prints a stack trace unless OBJRDMA_DEBUG is set. */
+    public static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
+        Main main = new Main(env, out, err);
+        CommandLine cl = new CommandLine(main);
+        cl.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
+        cl.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
+        cl.setExecutionExceptionHandler((e, cmd, parsed) -> main.report(e));
+        return cl.execute(args);
+    }
+
+    @Override
+    public Integer call() {
+        new CommandLine(this).usage(out);
+        return ExitCodes.USAGE;
+    }
+
+    private int report(Exception e) {
+        int code;
+        String message;
+        if (e instanceof UserError u) {
+            code = u.exitCode();
+            message = u.getMessage();
+        } else if (e instanceof AwsServiceException s) {
+            code = ExitCodes.FAILED;
+            String detail = s.awsErrorDetails() == null || s.awsErrorDetails().errorCode() == null
+                    ? (s.statusCode() == 404 ? "not found" : s.getMessage())
+                    : s.awsErrorDetails().errorCode() + ": " + s.awsErrorDetails().errorMessage();
+            message = "the gateway refused the request: " + s.statusCode() + " " + detail;
+        } else if (e instanceof RdmaS3Exception r) {
+            code = ExitCodes.FAILED;
+            message = r.getMessage();
+        } else if (e instanceof SdkClientException || e instanceof UncheckedIOException) {
+            code = ExitCodes.FAILED;
+            message = "cannot reach the gateway: " + e.getMessage();
+        } else if (e instanceof IllegalArgumentException) {
+            code = ExitCodes.USAGE;
+            message = e.getMessage();
+        } else {
+            code = ExitCodes.FAILED;
+            message = e + " (set OBJRDMA_DEBUG=1 for the stack trace)";
+        }
+        err.println("objrdma: " + message);
+        if (env.get("OBJRDMA_DEBUG") != null) {
+            e.printStackTrace(err);
+        }
+        return code;
+    }
+}

@@ -1,0 +1,170 @@
+package org.objrdma.cli;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.objrdma.client.sdk.GatewayOnSocket;
+import org.objrdma.client.sdk.Waits;
+import org.objrdma.s3.rdma.RdmaSettings;
+import software.amazon.awssdk.core.sync.ResponseTransformer;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * {@code objrdma get|put|bench} run in-process ({@link Main#run}) against the gateway on a loopback socket, the
+ * credential and endpoint from the environment as a user sets them; every file compared by SHA-256 with what a
+ * plain SDK client reads or wrote, and the path each transfer reports checked.
+ */
+class CliEndToEndTest {
+    @TempDir
+    Path dir;
+    private GatewayOnSocket gw;
+    private S3Client plain;
+    private Map<String, String> env;
+
+    @BeforeEach
+    void start() throws Exception {
+        Files.createDirectories(dir.resolve("store"));
+        gw = new GatewayOnSocket(dir.resolve("store"), new RdmaSettings(64, 1 << 20));
+        plain = gw.client(GatewayOnSocket.AK, GatewayOnSocket.SECRET);
+        plain.createBucket(b -> b.bucket("bkt"));
+        env = new HashMap<>(Map.of("HOME", dir.toString(), "AWS_ACCESS_KEY_ID", GatewayOnSocket.AK,
+                "AWS_SECRET_ACCESS_KEY", GatewayOnSocket.SECRET, "AWS_ENDPOINT_URL", gw.endpoint().toString()));
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        Waits.until("staging back to zero", () -> gw.pool.stats().borrowed() == 0);
+        plain.close();
+        gw.close();
+    }
+
+    record Run(int code, String out, String err) {
+    }
+
+    Run run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Main.run(args, env, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    private Path file(String name, int size, long seed) throws Exception {
+        byte[] b = new byte[size];
+        new Random(seed).nextBytes(b);
+        return Files.write(dir.resolve(name), b);
+    }
+
+    static String sha256(byte[] b) throws Exception {
+        return java.util.HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(b));
+    }
+
+    private byte[] stored(String key) {
+        return plain.getObject(g -> g.bucket("bkt").key(key), ResponseTransformer.toBytes()).asByteArray();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"cuobj", "rc"})
+    void putAndGetFilesByteExact(String protocol) throws Exception {
+        for (int size : List.of(1, 4096, 8 << 20)) {
+            Path src = file("src-" + size, size, size);
+            String uri = "s3://bkt/" + protocol + "/f-" + size;
+            Run put = run("put", src.toString(), uri, "--protocol", protocol);
+            assertEquals(0, put.code(), put.err());
+            String path = protocol.equals("cuobj") && size < 64 ? "http" : protocol; // below rdma.min.bytes
+            assertTrue(put.out().matches("(?s)upload: .* " + size + " bytes in .* bytes/s\\) over " + path + "\\s*"),
+                    put.out());
+            assertEquals(sha256(Files.readAllBytes(src)), sha256(stored(protocol + "/f-" + size)));
+
+            Path back = dir.resolve("back-" + size);
+            Run get = run("get", uri, back.toString(), "--protocol", protocol);
+            assertEquals(0, get.code(), get.err());
+            assertTrue(get.out().contains(" over " + path), get.out());
+            assertEquals(sha256(Files.readAllBytes(src)), sha256(Files.readAllBytes(back)), uri);
+            assertEquals(path.equals("http"), get.err().contains("warning: the gateway declined RDMA"), get.err());
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"cuobj", "rc"})
+    void largerThanOneChunkGoesAsPartsAndRangedGets(String protocol) throws Exception {
+        Path src = file("big", (12 << 20) + 123, 99);
+        Run put = run("put", src.toString(), "s3://bkt/big", "--protocol", protocol, "--chunk-size", "5MiB");
+        assertEquals(0, put.code(), put.err());
+        assertTrue(put.out().endsWith("over " + protocol + System.lineSeparator()), put.out());
+        // three parts: the object's ETag is a multipart one
+        String etag = plain.headObject(h -> h.bucket("bkt").key("big")).eTag();
+        assertTrue(etag.endsWith("-3\""), etag);
+        assertArrayEquals(Files.readAllBytes(src), stored("big"));
+
+        Path back = dir.resolve("big-back");
+        Run get = run("get", "s3://bkt/big", back.toString(), "--protocol", protocol, "--chunk-size", "5MiB");
+        assertEquals(0, get.code(), get.err());
+        assertEquals(sha256(Files.readAllBytes(src)), sha256(Files.readAllBytes(back)));
+    }
+
+    @Test
+    void getIntoADirectoryAndOverHttp() throws Exception {
+        Path src = file("plain", 100_000, 5);
+        assertEquals(0, run("put", src.toString(), "s3://bkt/d/x.bin", "--protocol", "http").code());
+        Path out = Files.createDirectories(dir.resolve("out"));
+        Run get = run("get", "s3://bkt/d/x.bin", out.toString());
+        assertEquals(0, get.code(), get.err());
+        assertArrayEquals(Files.readAllBytes(src), Files.readAllBytes(out.resolve("x.bin")));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"cuobj", "rc"})
+    void benchPrintsOpsAndBytesPerSecond(String protocol) throws Exception {
+        Run bench = run("bench", "s3://bkt/bench", "--size", "64KiB", "--count", "3", "--protocol", protocol);
+        assertEquals(0, bench.code(), bench.err());
+        for (String op : List.of("PUT", "GET")) {
+            Matcher m = Pattern.compile(op + " 65536 B x 3 over " + protocol + ": ([0-9.]+) ops/s, .* \\(([0-9]+) bytes/s\\)")
+                    .matcher(bench.out());
+            assertTrue(m.find(), bench.out());
+            assertTrue(Double.parseDouble(m.group(1)) > 0);
+            assertTrue(Long.parseLong(m.group(2)) > 0);
+        }
+        assertEquals(65536, stored("bench").length);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"cuobj", "rc"})
+    void wrongSecretAndMissingObjectAreClearFailures(String protocol) throws Exception {
+        Path src = file("w", 4096, 1);
+        env.put("AWS_SECRET_ACCESS_KEY", "wrong-secret-wrong-secret-wrong-secret00");
+        Run put = run("put", src.toString(), "s3://bkt/w", "--protocol", protocol);
+        assertEquals(ExitCodes.FAILED, put.code());
+        assertTrue(put.err().startsWith("objrdma: ") && put.err().contains("403"), put.err());
+        assertTrue(put.err().contains("SignatureDoesNotMatch"), put.err());
+        assertFalse(put.err().contains("\tat "), "no stack trace");
+        env.put("AWS_SECRET_ACCESS_KEY", GatewayOnSocket.SECRET);
+
+        Path target = dir.resolve("never");
+        Run get = run("get", "s3://bkt/absent", target.toString(), "--protocol", protocol);
+        assertEquals(ExitCodes.FAILED, get.code());
+        assertTrue(get.err().contains("404"), get.err());
+        assertFalse(Files.exists(target));
+        assertTrue(plain.listObjectsV2(l -> l.bucket("bkt")).contents().isEmpty(), "nothing stored");
+    }
+}
