@@ -77,6 +77,17 @@ final class RdmaFixture implements AutoCloseable {
 
     RdmaFixture(RdmaSettings settings, boolean withRdma,
             java.util.function.Consumer<SessionSettings.Builder> sessionSettings) throws Exception {
+        this(settings, withRdma, sessionSettings, EmbeddedStores::inMemory);
+    }
+
+    /** How a test opens the gateway's store (fault tests: a file store on a small file system, or a wrapper). */
+    interface StoreOpener {
+        EmbeddedStore open(Map<String, String> credentials) throws Exception;
+    }
+
+    RdmaFixture(RdmaSettings settings, boolean withRdma,
+            java.util.function.Consumer<SessionSettings.Builder> sessionSettings, StoreOpener storeOpener)
+            throws Exception {
         serverTransport = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP);
         clientTransport = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP);
         pool = BufferPool.create(StagingSettings.defaults(), serverTransport, () -> Telemetry.NOOP);
@@ -92,7 +103,7 @@ final class RdmaFixture implements AutoCloseable {
         t.setAgentKey(agentKey);
         t.setAllowAddresses("127.0.0.0/8"); // the client agent listens on loopback
         cuObj = new CuObjServer(serverTransport, "127.0.0.1", 0, CuObj.CUOBJ_PROTO_RDMA_DC_V1, t);
-        store = EmbeddedStores.inMemory(Map.of(SdkSigner.AK, SdkSigner.SECRET, OTHER_AK, OTHER_SECRET));
+        store = storeOpener.open(Map.of(SdkSigner.AK, SdkSigner.SECRET, OTHER_AK, OTHER_SECRET));
         gateway = new S3Gateway(store, S3Settings.DEFAULTS, Clock.systemUTC(),
                 withRdma ? RdmaServices.of(core, pool, cuObj, settings) : RdmaServices.NONE);
         agent = CuObjAgent.open(clientTransport, agentKey);

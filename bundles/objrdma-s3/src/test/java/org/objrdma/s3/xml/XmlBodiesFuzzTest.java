@@ -85,8 +85,10 @@ class XmlBodiesFuzzTest {
 
     /**
      * A marker in an accepted value means expansion only if the body declared something that could expand
-     * into it: a body may carry the marker as literal text (the fuzzer copies it out of the seeds), and a
-     * body with a DOCTYPE or an entity declaration must never be accepted at all.
+     * into it and the value is not the literal text of its element: a body may carry the marker as literal
+     * text (the fuzzer copies it out of the seeds), also next to the string {@code <!DOCTYPE} inside a
+     * processing instruction or a comment, which declares nothing (finding of the first bounded CI runs, kept
+     * as {@code doctype-text-in-a-processing-instruction}); a real DOCTYPE is refused by the parser itself.
      */
     private static void assertNotExpanded(String value, byte[] input) {
         if (value == null) {
@@ -94,8 +96,11 @@ class XmlBodiesFuzzTest {
         }
         String body = new String(input, java.nio.charset.StandardCharsets.ISO_8859_1);
         boolean declares = body.contains("<!DOCTYPE") || body.contains("<!ENTITY");
+        String text = body.replace("&quot;", "\"").replace("&apos;", "'").replace("&lt;", "<").replace("&gt;", ">")
+                .replace("&amp;", "&");
+        boolean literal = text.contains(">" + value + "<") || text.contains("<![CDATA[" + value + "]]>");
         for (String x : EXPANSIONS) {
-            assertFalse(value.contains(x) && declares, "an entity was expanded into " + value);
+            assertFalse(value.contains(x) && declares && !literal, "an entity was expanded into " + value);
         }
     }
 
