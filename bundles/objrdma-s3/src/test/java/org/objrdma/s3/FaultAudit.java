@@ -16,7 +16,7 @@ import org.objrdma.api.staging.StagingStats;
 
 /**
  * The check every fault and load test ends with (issue 17): staging bytes lent 0, sessions 0, limit charges 0,
- * server channels 0, no partial write left in the store's {@code tmp/}, each session's terminal notification
+ * server channels 0 (but the cuObject facade's kept agent connections), no partial write left in the store's {@code tmp/}, each session's terminal notification
  * exactly once, and no thread or file-descriptor growth against a baseline taken after the first round of the
  * same fault (so lazily started pools and cached connections of the first round do not count as growth).
  *
@@ -100,8 +100,13 @@ final class FaultAudit {
         await(what + ": no live session", () -> f.core.liveSessions() == 0, () -> f.core.snapshot().toString());
         await(what + ": no limit charge", () -> String.valueOf(f.core.usage()).equals(
                 "Usage[sessions=0, stagingBytes=0, qps=0, principals=0]"), () -> String.valueOf(f.core.usage()));
-        await(what + ": server channels closed", () -> f.serverTransport.channelCount() == 0,
-                () -> "channels " + f.serverTransport.channelCount());
+        // the cuObject facade keeps one channel per agent it dialed (its connection cache, cuobj README): those
+        // are the only server channels allowed to stay; its registered buffers must all be gone
+        await(what + ": server channels closed", () -> f.serverTransport.channelCount() == f.cuObj.agentConnectionCount(),
+                () -> "channels " + f.serverTransport.channelCount() + ", kept agent connections "
+                        + f.cuObj.agentConnectionCount());
+        await(what + ": facade buffers deregistered", () -> f.cuObj.bufferCount() == 0,
+                () -> "facade buffers " + f.cuObj.bufferCount());
     }
 
     static void await(String what, BooleanSupplier condition, java.util.function.Supplier<String> state)
