@@ -22,7 +22,7 @@ import org.objrdma.store.fs.EmbeddedStores;
 
 /**
  * Issue 17, the security rows the README's threat-model table had no test for yet, through the gateway on the
- * real file store: a replayed READY (the very same signed request, after its session ended) moves nothing and
+ * real file store: a presigned URL that worked is refused once it expired; a replayed READY (the very same signed request, after its session ended) moves nothing and
  * changes nothing; object keys that look like paths ({@code ../}, the store's own file names) are stored as keys and
  * never become paths, nothing appears outside the store root.
  */
@@ -77,6 +77,24 @@ class SecurityRowsTest {
             assertEquals(404, replay.status, replay.text());
         }
         assertArrayEquals(later, f.call("GET", "/bkt/put", "", null).bytes(), "the replay changed nothing");
+    }
+
+    @Test
+    void aPresignedUrlThatWorkedIsRefusedOnceItExpired() throws Exception {
+        start();
+        assertEquals(200, f.call("PUT", "/bkt/pre", "", "presigned".getBytes(StandardCharsets.US_ASCII)).status);
+        java.time.Instant signedAt = java.time.Instant.now().minusSeconds(2);
+        java.time.Duration validFor = java.time.Duration.ofSeconds(4);
+        TestRequest url = SdkSigner.presign("GET", "/bkt/pre", signedAt, validFor);
+        TestResponse first = f.call(url);
+        assertEquals(200, first.status, first.text());
+        java.time.Instant expired = signedAt.plus(validFor).plusSeconds(1);
+        FaultAudit.await("the URL's expiry", () -> java.time.Instant.now().isAfter(expired), () -> "");
+        TestResponse reused = f.call(SdkSigner.presign("GET", "/bkt/pre", signedAt, validFor));
+        assertEquals(403, reused.status, reused.text());
+        assertTrue(reused.text().contains("<Code>AccessDenied</Code>") && reused.text().contains("expired"),
+                reused.text());
+        assertEquals(200, f.call("PUT", "/bkt/pre", "", new byte[] {1}).status, "nothing else changed");
     }
 
     @Test
