@@ -78,12 +78,29 @@ final class RdmaFixture implements AutoCloseable {
 
     RdmaFixture(RdmaSettings settings, boolean withRdma,
             java.util.function.Consumer<SessionSettings.Builder> sessionSettings) throws Exception {
-        this(settings, withRdma, sessionSettings, null);
+        this(settings, withRdma, sessionSettings, null, EmbeddedStores::inMemory);
     }
 
     /** {@code sharedAgentKey} null: the facade has no {@code agent.key} (per-principal mode). */
     RdmaFixture(RdmaSettings settings, boolean withRdma,
             java.util.function.Consumer<SessionSettings.Builder> sessionSettings, byte[] sharedAgentKey) throws Exception {
+        this(settings, withRdma, sessionSettings, sharedAgentKey, EmbeddedStores::inMemory);
+    }
+
+    /** How a test opens the gateway's store (fault tests: a file store on a small file system, or a wrapper). */
+    interface StoreOpener {
+        EmbeddedStore open(Map<String, String> credentials) throws Exception;
+    }
+
+    RdmaFixture(RdmaSettings settings, boolean withRdma,
+            java.util.function.Consumer<SessionSettings.Builder> sessionSettings, StoreOpener storeOpener)
+            throws Exception {
+        this(settings, withRdma, sessionSettings, null, storeOpener);
+    }
+
+    RdmaFixture(RdmaSettings settings, boolean withRdma,
+            java.util.function.Consumer<SessionSettings.Builder> sessionSettings, byte[] sharedAgentKey,
+            StoreOpener storeOpener) throws Exception {
         this.sharedAgentKey = sharedAgentKey;
         serverTransport = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP);
         clientTransport = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP);
@@ -102,7 +119,7 @@ final class RdmaFixture implements AutoCloseable {
         }
         t.setAllowAddresses("127.0.0.0/8"); // the client agent listens on loopback
         cuObj = new CuObjServer(serverTransport, "127.0.0.1", 0, CuObj.CUOBJ_PROTO_RDMA_DC_V1, t);
-        store = EmbeddedStores.inMemory(Map.of(SdkSigner.AK, SdkSigner.SECRET, OTHER_AK, OTHER_SECRET));
+        store = storeOpener.open(Map.of(SdkSigner.AK, SdkSigner.SECRET, OTHER_AK, OTHER_SECRET));
         gateway = new S3Gateway(store, S3Settings.DEFAULTS, Clock.systemUTC(),
                 withRdma ? RdmaServices.of(core, pool, cuObj, settings) : RdmaServices.NONE);
         agent = CuObjAgent.openForPrincipal(clientTransport, SdkSigner.SECRET);

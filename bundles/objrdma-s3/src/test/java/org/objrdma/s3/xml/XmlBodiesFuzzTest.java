@@ -84,18 +84,47 @@ class XmlBodiesFuzzTest {
     }
 
     /**
-     * A marker in an accepted value means expansion only if the body declared something that could expand
-     * into it: a body may carry the marker as literal text (the fuzzer copies it out of the seeds), and a
-     * body with a DOCTYPE or an entity declaration must never be accepted at all.
+     * A marker in an accepted value means expansion only if the body really declares a DTD: a body may carry
+     * the marker as literal text (the fuzzer copies it out of the seeds), also next to the string
+     * {@code <!DOCTYPE} inside a processing instruction, a comment or CDATA, which declares nothing. Guessing that
+     * from the bytes failed three times in the first bounded CI runs (inputs kept as
+     * {@code doctype-text-in-a-processing-instruction*}), so a reference reader decides: the JDK's StAX with DTDs
+     * reported (not loaded, not expanded).
      */
     private static void assertNotExpanded(String value, byte[] input) {
         if (value == null) {
             return;
         }
-        String body = new String(input, java.nio.charset.StandardCharsets.ISO_8859_1);
-        boolean declares = body.contains("<!DOCTYPE") || body.contains("<!ENTITY");
         for (String x : EXPANSIONS) {
-            assertFalse(value.contains(x) && declares, "an entity was expanded into " + value);
+            if (value.contains(x)) {
+                assertFalse(declaresDtd(input), "an entity was expanded into " + value);
+            }
+        }
+    }
+
+    /** Whether a reader that reports DTDs and entity references meets one in {@code input}. */
+    private static boolean declaresDtd(byte[] input) {
+        javax.xml.stream.XMLInputFactory f = javax.xml.stream.XMLInputFactory.newFactory();
+        f.setProperty(javax.xml.stream.XMLInputFactory.SUPPORT_DTD, true);
+        f.setProperty(javax.xml.stream.XMLInputFactory.IS_SUPPORTING_EXTERNAL_ENTITIES, false);
+        f.setProperty(javax.xml.stream.XMLInputFactory.IS_REPLACING_ENTITY_REFERENCES, false);
+        try {
+            f.setProperty("http://java.sun.com/xml/stream/properties/ignore-external-dtd", true);
+        } catch (IllegalArgumentException notThisImplementation) {
+            // then an external DTD subset fails the read below with a message naming it
+        }
+        try {
+            javax.xml.stream.XMLStreamReader r = f.createXMLStreamReader(new ByteArrayInputStream(input));
+            while (r.hasNext()) {
+                int event = r.next();
+                if (event == javax.xml.stream.XMLStreamConstants.DTD
+                        || event == javax.xml.stream.XMLStreamConstants.ENTITY_REFERENCE) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (javax.xml.stream.XMLStreamException | RuntimeException e) {
+            return String.valueOf(e.getMessage()).contains("DTD");
         }
     }
 
