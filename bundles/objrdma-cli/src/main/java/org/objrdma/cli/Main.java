@@ -57,9 +57,13 @@ public final class Main implements Callable<Integer> {
             message = u.getMessage();
         } else if (e instanceof AwsServiceException s) {
             code = ExitCodes.FAILED;
-            String detail = s.awsErrorDetails() == null || s.awsErrorDetails().errorCode() == null
-                    ? (s.statusCode() == 404 ? "not found" : s.getMessage())
-                    : s.awsErrorDetails().errorCode() + ": " + s.awsErrorDetails().errorMessage();
+            String detail;
+            if (s.awsErrorDetails() != null && s.awsErrorDetails().errorCode() != null) {
+                detail = s.awsErrorDetails().errorCode() + ": " + s.awsErrorDetails().errorMessage();
+            } else { // a HEAD's refusal has no body: the status line is all there is
+                detail = (s.awsErrorDetails() == null ? java.util.Optional.<String>empty()
+                        : s.awsErrorDetails().sdkHttpResponse().statusText()).orElse("(no error body)");
+            }
             message = "the gateway refused the request: " + s.statusCode() + " " + detail;
         } else if (e instanceof RdmaS3Exception r) {
             code = ExitCodes.FAILED;

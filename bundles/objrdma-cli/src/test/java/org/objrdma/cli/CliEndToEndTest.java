@@ -158,6 +158,12 @@ class CliEndToEndTest {
         assertTrue(put.err().startsWith("objrdma: ") && put.err().contains("403"), put.err());
         assertTrue(put.err().contains("SignatureDoesNotMatch"), put.err());
         assertFalse(put.err().contains("\tat "), "no stack trace");
+        Path nowhere = dir.resolve("nowhere");
+        Run refusedGet = run("get", "s3://bkt/w", nowhere.toString(), "--protocol", protocol);
+        assertEquals(ExitCodes.FAILED, refusedGet.code());
+        assertTrue(refusedGet.err().startsWith("objrdma: the gateway refused the request: 403 Forbidden"),
+                refusedGet.err()); // the HEAD's refusal: no error body
+        assertFalse(Files.exists(nowhere));
         env.put("AWS_SECRET_ACCESS_KEY", GatewayOnSocket.SECRET);
 
         Path target = dir.resolve("never");

@@ -48,9 +48,9 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * same memory, and says so in the {@link RdmaResult}. Every other S3 call stays the application's.
  *
  * <p>Endpoint, region and credentials are the S3Client's own ({@code serviceClientConfiguration()}); the cuObject
- * memory agent is keyed for the principal the client signs as ({@link CuObjAgent#openForPrincipal}). Not
- * thread-safe for concurrent calls on one instance only in that the agent opens lazily once; transfers themselves
- * may run concurrently. {@link #close()} closes the agent; the S3Client and the transport stay the caller's.
+ * memory agent is keyed for the principal the client signs as ({@link CuObjAgent#openForPrincipal}), once, at the
+ * first cuObject transfer. Concurrent transfers are not tested: use one instance per thread. {@link #close()} closes
+ * the agent; the S3Client and the transport stay the caller's.
  */
 public final class RdmaS3 implements AutoCloseable {
     /** Largest span one request moves: the gateway's per-request limit for cuObject, and so for RC too. */
