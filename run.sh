@@ -73,19 +73,20 @@ secret_key=${first#*:}
 # 127.0.0.1, and the cuObject facade and the session manager refuse client addresses on loopback unless
 # allow.addresses lists them (a client must not steer the server into dialing this host's own services). This dev
 # demo's TCP transport listens on 127.0.0.1 only, so it allows 127.0.0.0/8; a deployment reachable from other hosts
-# drops that (delete both files). The facade also needs an agent key: the one bin/objrdma derives from the credential
-# (AgentKeys.forPrincipal: HMAC-SHA256 of a fixed label under the secret), as the gateway's cuObject routes still run
-# in the shared-key mode. Files already there are the user's and are kept.
-if [ ! -f "$home/etc/org.objrdma.cuobj.cfg" ] && command -v openssl >/dev/null 2>&1; then
-    agent_key=$(printf '%s' "objrdma cuobj agent key for principal v1" \
-        | openssl dgst -sha256 -mac HMAC -macopt "key:${secret_key}" | sed 's/^.*= *//')
-    printf '# written by run.sh for the single-machine demo (see run.sh)\nagent.key = %s\nallow.addresses = 127.0.0.0/8\n' \
-        "$agent_key" > "$home/etc/org.objrdma.cuobj.cfg"
-fi
-if [ ! -f "$home/etc/org.objrdma.session.cfg" ]; then
-    printf '# written by run.sh for the single-machine demo (see run.sh)\nallow.addresses = 127.0.0.0/8\n' \
-        > "$home/etc/org.objrdma.session.cfg"
-fi
+# drops that (delete the line). The gateway's cuObject routes dial the agent with the requesting principal's own
+# key (AgentKeys.forPrincipal), so no shared agent.key is written. A value the user set is kept.
+allow_loopback() {
+    local file=$1
+    if [ -f "$file" ] && grep -Eq '^[[:space:]]*allow\.addresses[[:space:]]*=[[:space:]]*[^[:space:]]' "$file"; then
+        return
+    fi
+    if [ -f "$file" ]; then
+        sed -i -E '/^[[:space:]]*allow\.addresses[[:space:]]*=/d' "$file"
+    fi
+    printf '# written by run.sh for the single-machine demo (see run.sh)\nallow.addresses = 127.0.0.0/8\n' >> "$file"
+}
+allow_loopback "$home/etc/org.objrdma.cuobj.cfg"
+allow_loopback "$home/etc/org.objrdma.session.cfg"
 port=$(cfg_value "$home/etc/org.ops4j.pax.web.cfg" org.osgi.service.http.port)
 port=${port:-8181}
 
