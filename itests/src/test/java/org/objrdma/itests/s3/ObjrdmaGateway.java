@@ -79,10 +79,15 @@ final class ObjrdmaGateway implements AutoCloseable {
 
     private void launch() throws Exception {
         karaf.start();
-        long deadline = System.nanoTime() + BOOT_TIMEOUT.toNanos();
-        try (S3Client s3 = S3Client.builder().endpointOverride(target().endpoint()).region(Region.of(REGION))
-                .forcePathStyle(true)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
+        awaitListBuckets(karaf, target(), BOOT_TIMEOUT, () -> failOnBootFeatureError(karaf));
+    }
+
+    /** Waits until {@code target} answers a signed ListBuckets; {@code check} runs between tries (it may throw). */
+    static void awaitListBuckets(KarafHome karaf, S3Target target, Duration timeout, BootCheck check) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try (S3Client s3 = S3Client.builder().endpointOverride(target.endpoint()).region(Region.of(target.region()))
+                .forcePathStyle(true).credentialsProvider(StaticCredentialsProvider.create(
+                        AwsBasicCredentials.create(target.accessKey(), target.secretKey())))
                 .build()) {
             while (true) {
                 try {
@@ -90,10 +95,10 @@ final class ObjrdmaGateway implements AutoCloseable {
                     return;
                 } catch (RuntimeException notYet) {
                     karaf.assertRunning();
-                    failOnBootFeatureError();
+                    check.run();
                     if (System.nanoTime() > deadline) {
-                        throw new AssertionError("the gateway did not answer ListBuckets on " + target().endpoint()
-                                + " within " + BOOT_TIMEOUT + "; see " + karaf.home().resolve("data/log/karaf.log"),
+                        throw new AssertionError("the gateway did not answer ListBuckets on " + target.endpoint()
+                                + " within " + timeout + "; see " + karaf.home().resolve("data/log/karaf.log"),
                                 notYet);
                     }
                     TimeUnit.MILLISECONDS.sleep(500);
@@ -102,8 +107,13 @@ final class ObjrdmaGateway implements AutoCloseable {
         }
     }
 
+    /** What {@link #awaitListBuckets} checks between tries. */
+    interface BootCheck {
+        void run() throws Exception;
+    }
+
     /** Karaf logs a boot feature that does not resolve and keeps running without it: no point waiting then. */
-    private void failOnBootFeatureError() throws java.io.IOException {
+    static void failOnBootFeatureError(KarafHome karaf) throws java.io.IOException {
         Path log = karaf.home().resolve("data/log/karaf.log");
         if (Files.exists(log)) {
             String text = Files.readString(log);

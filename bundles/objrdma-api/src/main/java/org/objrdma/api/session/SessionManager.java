@@ -1,6 +1,8 @@
 package org.objrdma.api.session;
 
+import java.net.URI;
 import java.util.List;
+import java.util.Optional;
 import org.objrdma.api.PrincipalId;
 import org.osgi.annotation.versioning.ProviderType;
 
@@ -82,4 +84,14 @@ public interface SessionManager {
 
     /** The limits in force. */
     SessionLimits limits();
+
+    /**
+     * Where a session of another gateway lives: the advertised endpoint (scheme, host, port; no path) of the
+     * node whose tag {@code sessionId} carries, when that is another node of this node's fleet. Empty when the
+     * id is this node's, when no fleet is configured, or when the tag names no known node — the caller then
+     * treats the id as local (so an unknown one answers as an unknown session). Since 2.1.0.
+     */
+    default Optional<URI> foreignOwner(SessionId sessionId) {
+        return Optional.empty();
+    }
 }

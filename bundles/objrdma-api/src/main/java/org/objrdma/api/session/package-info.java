@@ -4,7 +4,9 @@
  * <p>2.0.0: a failed READY data phase carries its outcome ({@link org.objrdma.api.session.SessionResult}
  * may hold a value on failure), {@link org.objrdma.api.session.RcStatus#SHUTDOWN} is new, a PREPARE without
  * a client endpoint is refused unless the manager runs control-plane only.
+ *
+ * <p>2.1.0: {@link org.objrdma.api.session.SessionManager#foreignOwner} (session affinity across gateways).
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("2.0.0")
+@org.osgi.annotation.versioning.Version("2.1.0")
 package org.objrdma.api.session;

@@ -68,6 +68,9 @@ final class RcRoutes {
         }
         PrincipalId principal = RdmaRequests.principal(x);
         String route = x.key == null ? "" : x.key;
+        if ((route.equals("ready") || route.equals("cancel")) && NodeRouting.redirectedToOwner(x, sessions)) {
+            return;
+        }
         switch (route) {
             case "prepare" -> prepare(x, sessions, principal);
             case "ready" -> ready(x, sessions, principal);

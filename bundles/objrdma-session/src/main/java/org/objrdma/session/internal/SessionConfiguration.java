@@ -92,4 +92,16 @@ public @interface SessionConfiguration {
             description = "OSGi filter choosing the Transport service, e.g. (objrdma.transport.name=tcp)."
                     + " Default: any; the highest service.ranking wins.")
     String transport_target() default "(objrdma.transport.name=*)";
+
+    @AttributeDefinition(name = "Node id", required = false,
+            description = "This gateway's name among the gateways in front of one store: 1 to 64 of A-Z a-z 0-9 _ . -."
+                    + " When set, every session id starts with the node's 8-hex tag (the rest stays random), so another"
+                    + " gateway can send its READY or CANCEL here. Empty (default): no tag.")
+    String node_id() default "";
+
+    @AttributeDefinition(name = "Nodes", required = false,
+            description = "Every gateway of the fleet as id=http(s)://host:port (its advertised S3 endpoint), separated"
+                    + " by commas; identical on every node and listing this one. A READY or CANCEL of another listed node's"
+                    + " session is answered 307 to that node. Empty (default): no fleet.")
+    String nodes() default "";
 }

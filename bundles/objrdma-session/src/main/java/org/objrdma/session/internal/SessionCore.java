@@ -96,6 +96,7 @@ public final class SessionCore implements SessionManager {
     private volatile Transport transport;
     private volatile StagingPool stagingPool;
     private volatile Telemetry telemetry = Telemetry.NOOP;
+    private volatile NodeFleet fleet = NodeFleet.NONE;
     private volatile boolean closing;
 
     private final Object reaperLock = new Object();
@@ -115,6 +116,16 @@ public final class SessionCore implements SessionManager {
     }
 
     // ------------------------------------------------------------------ environment
+
+    /** Which node this is among the gateways of one store: new session ids carry its tag. */
+    public void useFleet(NodeFleet f) {
+        fleet = java.util.Objects.requireNonNull(f, "fleet");
+    }
+
+    @Override
+    public Optional<java.net.URI> foreignOwner(SessionId sessionId) {
+        return fleet.foreignOwner(sessionId);
+    }
 
     /** New sessions open their channels here; sessions already open keep theirs. */
     public void useTransport(Transport t) {
@@ -367,6 +378,7 @@ public final class SessionCore implements SessionManager {
         byte[] bits = new byte[16];
         try {
             random.nextBytes(bits);
+            fleet.stamp(bits);
         } catch (RuntimeException e) {
             LOG.error("PREPARE refused (INTERNAL): the random source failed", e);
             return null;

@@ -60,7 +60,9 @@ public final class SessionManagerComponent implements SessionManager {
     @Activate
     void activate(SessionConfiguration config) {
         SessionSettings settings = settingsFrom(config);
+        NodeFleet fleet = NodeFleet.parse(config.node_id(), config.nodes());
         SessionCore created = new SessionCore(settings, MonotonicClock.system(), RandomSource.secure());
+        created.useFleet(fleet);
         synchronized (this) {
             created.useTransport(transport);
             created.useStagingPool(stagingPool);
@@ -70,10 +72,10 @@ public final class SessionManagerComponent implements SessionManager {
             core = created;
         }
         LOG.info("session manager active: {} sessions ({} per principal), {} staging bytes ({} per principal),"
-                        + " prep {} ms, exec {} ms, lease {} ms, reaper every {} ms, transport {}",
+                        + " prep {} ms, exec {} ms, lease {} ms, reaper every {} ms, transport {}, {}",
                 settings.maxSessions(), settings.maxUserSessions(), settings.maxStagingBytes(),
                 settings.maxUserStagingBytes(), settings.prepTimeoutMs(), settings.execTimeoutMs(),
-                settings.leaseTimeoutMs(), settings.reaperPeriodMs(), transport == null ? "none" : transport.name());
+                settings.leaseTimeoutMs(), settings.reaperPeriodMs(), transport == null ? "none" : transport.name(), fleet);
     }
 
     @Deactivate
@@ -310,5 +312,10 @@ public final class SessionManagerComponent implements SessionManager {
     @Override
     public SessionLimits limits() {
         return core.limits();
+    }
+
+    @Override
+    public java.util.Optional<java.net.URI> foreignOwner(SessionId sessionId) {
+        return core.foreignOwner(sessionId);
     }
 }

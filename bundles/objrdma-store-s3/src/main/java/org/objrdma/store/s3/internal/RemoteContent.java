@@ -5,6 +5,8 @@ import java.io.InputStream;
 import java.lang.foreign.MemorySegment;
 import org.objrdma.api.store.ObjectContent;
 import org.objrdma.api.store.ObjectInfo;
+import org.objrdma.api.store.PartRange;
+import org.objrdma.api.store.StoreLimits;
 import org.objrdma.api.store.StoreError;
 import org.objrdma.api.store.StoreException;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -23,12 +25,55 @@ final class RemoteContent implements ObjectContent {
     private final String remoteBucket;
     private final ObjectInfo info;
     private final String versionId;
+    private final PartLayouts layouts;
+    private long[] partSizes; // read from the layout record at the first part() of a multipart object
 
-    RemoteContent(S3Client s3, String remoteBucket, ObjectInfo info, String versionId) {
+    RemoteContent(S3Client s3, String remoteBucket, ObjectInfo info, String versionId, PartLayouts layouts) {
         this.s3 = s3;
         this.remoteBucket = remoteBucket;
         this.info = info;
         this.versionId = versionId;
+        this.layouts = layouts;
+    }
+
+    /**
+     * A multipart object's part from the layout the adapter recorded when it completed this version
+     * ({@link PartLayouts}); single-put objects and the refusals are the SPI's default.
+     *
+     * @throws StoreException NOT_IMPLEMENTED for a multipart object completed by another client directly on the
+     *         remote (no layout recorded), INTERNAL_ERROR for a record that does not match the ETag's part count
+     */
+    @Override
+    public PartRange part(int partNumber) throws StoreException {
+        int count = info.partsCount();
+        if (count == 0 || partNumber < 1 || partNumber > count || partNumber > StoreLimits.MAX_PART_NUMBER) {
+            return ObjectContent.super.part(partNumber);
+        }
+        long[] sizes = partSizes();
+        long offset = 0;
+        for (int i = 0; i < partNumber - 1; i++) {
+            offset += sizes[i];
+        }
+        return new PartRange(partNumber, count, offset, sizes[partNumber - 1]);
+    }
+
+    private synchronized long[] partSizes() throws StoreException {
+        if (partSizes == null) {
+            long[] found = layouts.find(remoteBucket, info.key(), info.etag()).orElseThrow(() -> new StoreException(
+                    StoreError.NOT_IMPLEMENTED, "no part layout is recorded for " + info.key() + " (completed outside"
+                            + " objrdma, directly on the remote store)"));
+            long total = 0;
+            for (long n : found) {
+                total += n;
+            }
+            if (found.length != info.partsCount() || total != info.size()) {
+                throw new StoreException(StoreError.INTERNAL_ERROR, "the part layout of " + info.key() + " has "
+                        + found.length + " parts of " + total + " bytes, the object " + info.partsCount() + " parts of "
+                        + info.size());
+            }
+            partSizes = found;
+        }
+        return partSizes;
     }
 
     @Override

@@ -35,8 +35,11 @@ final class RemoteWrites {
     private final long threshold;
     private final long partSize;
 
-    RemoteWrites(S3Client s3, long threshold, long partSize) {
+    private final PartLayouts layouts;
+
+    RemoteWrites(S3Client s3, long threshold, long partSize, PartLayouts layouts) {
         this.s3 = s3;
+        this.layouts = layouts;
         this.threshold = threshold;
         this.partSize = partSize;
     }
@@ -114,7 +117,14 @@ final class RemoteWrites {
             var done = s3.completeMultipartUpload(b -> b.bucket(remoteBucket).key(key).uploadId(uploadId)
                     .multipartUpload(m -> m.parts(parts)));
             completed = true;
-            return new PutResult(stripQuotes(done.eTag()), size, Instant.now(), digests.checksums());
+            String etag = stripQuotes(done.eTag());
+            // the remote's ETag says N parts: record their sizes so ?partNumber= answers what that ETag promises
+            List<Long> sizes = new ArrayList<>();
+            for (long offset = 0; offset < size; offset += partSize) {
+                sizes.add(Math.min(partSize, size - offset));
+            }
+            layouts.record(remoteBucket, key, etag, sizes);
+            return new PutResult(etag, size, Instant.now(), digests.checksums());
         } finally {
             if (!completed) {
                 abortQuietly(remoteBucket, key, uploadId);

@@ -47,6 +47,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * the remote store. Names are checked here with {@link StoreLimits} before anything is sent.
  */
 public final class S3ObjectStore implements ObjectStore, AutoCloseable {
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(S3ObjectStore.class);
     private final S3Client s3;
     private final S3StoreSettings settings;
     private final UserCredentials users;
@@ -54,13 +55,15 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     private final RemoteWrites writes;
     private final RemoteMultipart multipart;
     private final ListTokens tokens;
+    private final PartLayouts layouts;
 
     S3ObjectStore(S3StoreSettings settings) throws StoreException {
         this.settings = settings;
         this.s3 = RemoteClients.create(settings);
         this.users = settings.users();
         this.catalog = new BucketCatalog(s3, settings.systemBucket());
-        this.writes = new RemoteWrites(s3, settings.multipartThreshold(), settings.partSize());
+        this.layouts = new PartLayouts(s3, settings.systemBucket());
+        this.writes = new RemoteWrites(s3, settings.multipartThreshold(), settings.partSize(), layouts);
         this.multipart = new RemoteMultipart(s3, new UploadRecords(s3, settings.systemBucket()));
         this.tokens = new ListTokens(settings.serviceSecretKey());
         try {
@@ -196,7 +199,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
         ObjectInfo info = RemoteObjects.info(key, r);
         conditions.check(info.etag(), info.lastModified());
         String version = r.versionId() == null || r.versionId().equals("null") ? null : r.versionId();
-        return new RemoteContent(s3, remote(bucket), info, version);
+        return new RemoteContent(s3, remote(bucket), info, version, layouts);
     }
 
     @Override
@@ -416,6 +419,13 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
         RemoteMultipart.checkCompletion(parts, held);
         multipart.complete(remote(bucket), key, uploadId, upload.checksumAlgorithm(), parts, held);
         ObjectInfo done = headObject(bucket, key);
+        // the remote keeps only the concatenation; GET/HEAD ?partNumber= need the sizes (a failure here leaves a
+        // completed object whose parts answer NotImplemented, not a failed completion the client would retry)
+        try {
+            layouts.record(remote(bucket), key, done.etag(), parts.stream().map(p -> held.get(p.partNumber()).size()).toList());
+        } catch (StoreException e) {
+            LOG.warn("{}/{} completed, but its part layout was not recorded: {}", bucket, key, e.getMessage());
+        }
         Map<ChecksumAlgorithm, String> checksums = new java.util.EnumMap<>(ChecksumAlgorithm.class);
         ChecksumAlgorithm algorithm = upload.checksumAlgorithm();
         if (algorithm != null && parts.stream().allMatch(p -> held.get(p.partNumber()).checksums().containsKey(algorithm))) {

@@ -22,7 +22,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.objrdma.api.store.CompletedPart;
 import org.objrdma.api.store.Conditions;
+import org.objrdma.api.store.ObjectAttributes;
+import org.objrdma.api.store.PartRange;
 import org.objrdma.api.store.ListPage;
 import org.objrdma.api.store.ListRequest;
 import org.objrdma.api.store.ListUploadsRequest;
@@ -31,6 +34,11 @@ import org.objrdma.api.store.PutOptions;
 import org.objrdma.api.store.PutResult;
 import org.objrdma.api.store.StoreError;
 import org.objrdma.api.store.StoreException;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * The adapter's own behaviour beyond the contract suite, against s3proxy: the multipart path for large
@@ -109,6 +117,9 @@ class S3ObjectStoreTest {
                 assertEquals(6 * MIB, c.read(4 * MIB, staging), "a range across a part boundary");
                 assertArrayEquals(Arrays.copyOfRange(data, 4 * MIB, 10 * MIB), staging.toArray(ValueLayout.JAVA_BYTE));
                 assertEquals(3 * MIB + 5, c.read(10 * MIB, staging));
+                // the adapter split it, the remote's ETag says 3 parts: ?partNumber= answers those parts
+                assertEquals(new PartRange(2, 3, 5 * MIB, 5 * MIB), c.part(2));
+                assertEquals(new PartRange(3, 3, 10 * MIB, 3 * MIB + 5), c.part(3));
             }
         }
         assertArrayEquals(data, get("streamed"));
@@ -132,6 +143,42 @@ class S3ObjectStoreTest {
                 () -> store.head("bucket", "k", Conditions.NONE)).error());
         assertTrue(store.listMultipartUploads("bucket", ListUploadsRequest.all()).uploads().isEmpty(),
                 "the veto ran before any upload was begun");
+    }
+
+    @Test
+    void anOpenedHandleKeepsItsPartLayoutAfterAnOverwriteAndAForeignUploadHasNone() throws Exception {
+        String id = store.createMultipartUpload("bucket", "mp", ObjectAttributes.NONE, null).uploadId();
+        byte[][] parts = {random(5, 5 * MIB), random(6, 77)};
+        List<CompletedPart> done = new java.util.ArrayList<>();
+        for (int i = 0; i < parts.length; i++) {
+            done.add(new CompletedPart(i + 1, store.uploadPart("bucket", "mp", id, i + 1,
+                    new ByteArrayInputStream(parts[i]), parts[i].length, PutOptions.DEFAULT).etag()));
+        }
+        store.completeMultipartUpload("bucket", "mp", id, done);
+        try (ObjectContent old = store.open("bucket", "mp", Conditions.NONE)) {
+            store.put("bucket", "mp", new ByteArrayInputStream(random(7, 10)), 10, PutOptions.DEFAULT);
+            assertEquals(new PartRange(2, 2, 5 * MIB, 77), old.part(2), "the layout of the version opened");
+            assertEquals(StoreError.INVALID_PART_NUMBER, assertThrows(StoreException.class, () -> old.part(3)).error());
+        }
+        // a multipart object completed directly on the remote, by another client: no layout was recorded
+        try (S3Client bare = S3Client.builder().endpointOverride(remote.endpoint()).region(Region.US_EAST_1)
+                .forcePathStyle(true).credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(
+                        S3ProxyServer.SERVICE_KEY, S3ProxyServer.SERVICE_SECRET))).build()) {
+            String remoteBucket = prefix + "bucket";
+            String upload = bare.createMultipartUpload(b -> b.bucket(remoteBucket).key("foreign")).uploadId();
+            String etag = bare.uploadPart(b -> b.bucket(remoteBucket).key("foreign").uploadId(upload).partNumber(1),
+                    RequestBody.fromBytes(parts[1])).eTag();
+            bare.completeMultipartUpload(b -> b.bucket(remoteBucket).key("foreign").uploadId(upload).multipartUpload(
+                    m -> m.parts(software.amazon.awssdk.services.s3.model.CompletedPart.builder().partNumber(1)
+                            .eTag(etag).build())));
+        }
+        try (ObjectContent foreign = store.open("bucket", "foreign", Conditions.NONE)) {
+            assertEquals(1, foreign.info().partsCount());
+            StoreException e = assertThrows(StoreException.class, () -> foreign.part(1));
+            assertEquals(StoreError.NOT_IMPLEMENTED, e.error());
+            assertTrue(e.getMessage().contains("no part layout is recorded"), e.getMessage());
+            assertEquals(StoreError.INVALID_PART_NUMBER, assertThrows(StoreException.class, () -> foreign.part(2)).error());
+        }
     }
 
     @Test

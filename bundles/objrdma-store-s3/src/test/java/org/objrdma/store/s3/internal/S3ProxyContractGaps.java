@@ -22,19 +22,15 @@ final class S3ProxyContractGaps implements ExecutionCondition {
             "anOpenHandleKeepsItsVersionThroughOverwriteAndDelete",
             "s3proxy has no bucket versioning (501), so an overwritten version is gone; the adapter pins reads"
                     + " by version id on versioned remotes and fails cleanly (never mixes) on others",
+            "thePartLayoutIsTheOpenedVersions",
+            "the old handle's part layout is right (PartLayouts is keyed by the opened ETag), but reading that part's"
+                    + " bytes after the overwrite needs the old version, and s3proxy keeps none (no versioning)",
             "readersSeeTheOldOrTheNewObjectNeverAMix",
             "two reads through one handle need the old version to survive an overwrite: no versioning in s3proxy;"
                     + " each read is If-Match pinned, so a mix is refused, not returned");
 
-    /**
-     * Cases the adapter itself does not serve yet — not s3proxy's doing. Part layouts of multipart objects
-     * (store SPI 2.1 {@code ObjectContent.part}) need the adapter to record part sizes at completion; until it
-     * does, the SPI's default answers NotImplemented, which the gateway sends as 501.
-     */
-    static final Map<String, String> ADAPTER_GAPS = Map.of(
-            "partsOfAMultipartObjectHaveTheirRangesAndCount", "part layouts of multipart objects",
-            "oneSmallPartAndAnEmptyLastPart", "part layouts of multipart objects",
-            "thePartLayoutIsTheOpenedVersions", "part layouts of multipart objects");
+    /** Cases the adapter itself does not serve yet — not s3proxy's doing. None since the part layouts (issue 19). */
+    static final Map<String, String> ADAPTER_GAPS = Map.of();
 
     @Override
     public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
