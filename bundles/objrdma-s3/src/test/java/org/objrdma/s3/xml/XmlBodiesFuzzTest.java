@@ -104,6 +104,12 @@ class XmlBodiesFuzzTest {
 
     /** Whether a reader that reports DTDs and entity references meets one in {@code input}. */
     private static boolean declaresDtd(byte[] input) {
+        String latin1 = new String(input, java.nio.charset.StandardCharsets.ISO_8859_1);
+        boolean asciiCompatible = latin1.indexOf('\0') < 0 && !latin1.startsWith("\u00fe\u00ff")
+                && !latin1.startsWith("\u00ff\u00fe") && !latin1.startsWith("Lo\u00a7\u0094"); // not UTF-16 / EBCDIC
+        if (asciiCompatible && !latin1.contains("<!DOCTYPE") && !latin1.contains("<!ENTITY")) {
+            return false; // nothing to declare with: spare the reference reader (and its stderr)
+        }
         javax.xml.stream.XMLInputFactory f = javax.xml.stream.XMLInputFactory.newFactory();
         f.setProperty(javax.xml.stream.XMLInputFactory.SUPPORT_DTD, true);
         f.setProperty(javax.xml.stream.XMLInputFactory.IS_SUPPORTING_EXTERNAL_ENTITIES, false);

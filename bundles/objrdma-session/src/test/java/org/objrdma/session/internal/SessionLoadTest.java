@@ -306,6 +306,19 @@ class SessionLoadTest {
         assertQuiet();
     }
 
+    /**
+     * The thread count once the round's short-lived threads (channel readers ending, the common pool) are gone:
+     * the lowest of ten reads 50 ms apart, so a sample is not a moment's spike.
+     */
+    private static long settledThreads(ThreadMXBean threads) throws InterruptedException {
+        long lowest = Long.MAX_VALUE;
+        for (int i = 0; i < 10; i++) {
+            lowest = Math.min(lowest, threads.getThreadCount());
+            Thread.sleep(50);
+        }
+        return lowest;
+    }
+
     /** The soak: rounds of the load for {@code objrdma.soak.seconds}, heap, threads and fds sampled and flat. */
     @Test
     @EnabledIfSystemProperty(named = "objrdma.soak.seconds", matches = "[0-9]+")
@@ -325,10 +338,11 @@ class SessionLoadTest {
             sessions.add(r.held());
             rounds++;
             assertQuiet();
+            events.bySession.clear(); // checked by the round; kept, they would be the test's own heap growth
             if (System.nanoTime() >= nextSample) {
                 System.gc();
                 long[] s = {TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start),
-                    memory.getHeapMemoryUsage().getUsed(), threads.getThreadCount(), openFds()};
+                    memory.getHeapMemoryUsage().getUsed(), settledThreads(threads), openFds()};
                 samples.add(s);
                 System.out.printf("soak: t=%ds heap=%d MiB threads=%d fds=%d rounds=%d sessions=%d (%s)%n", s[0],
                         s[1] >> 20, s[2], s[3], rounds, sessions.sum(), r.figures());
