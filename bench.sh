@@ -2,7 +2,7 @@
 # One command, one table: every objrdma benchmark next to a reference measured in the same run (iperf3, raw
 # sockets, MemorySegment.copy, Commons Pool, FileChannel, gaul/s3proxy, plain HTTP, raw transport), with its
 # aim. Prints the table and writes benchmarks/target/bench/table.{txt,md,csv,png}. See README "Benchmarks".
-#   ./bench.sh            full run (about 10 minutes on 2 cores)
+#   ./bench.sh            full run (about 5 minutes on 2 cores)
 #   ./bench.sh --quick    each benchmark once, briefly (under 2 minutes): exits 1 if a row produced no number
 # Run it alone on the machine (on a shared one: flock /tmp/objrdma-build.lock ./bench.sh); it builds only the
 # modules whose benchmarks it runs (test-compile in the reactor, nothing installed). BENCH_OFFLINE=1 adds -o.
