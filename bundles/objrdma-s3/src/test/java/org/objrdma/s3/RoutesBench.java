@@ -12,6 +12,7 @@ import java.util.SplittableRandom;
 import org.objrdma.api.session.Op;
 import org.objrdma.api.store.StoreLimits;
 import org.objrdma.client.ClientMemory;
+import org.objrdma.client.CuObjAgent;
 import org.objrdma.client.CuObjRequestHandler;
 import org.objrdma.s3.rdma.RdmaHeaders;
 import org.objrdma.s3.rdma.RdmaServices;
@@ -96,6 +97,7 @@ public final class RoutesBench {
             MemorySegment.copy(MemorySegment.ofArray(smallBytes), 0, small.segment(), 0, SMALL);
             MemorySegment.copy(MemorySegment.ofArray(largeBytes), 0, large.segment(), 0, LARGE);
             byte[] sink = new byte[CHUNK];
+            CuObjAgent agent = cuObjAgent(f, small);
             for (int round = 0; round <= rounds; round++) { // round 0 warms up
                 for (int[] size : new int[][] {{SMALL, smallOps}, {LARGE, largeOps}}) {
                     int n = size[0];
@@ -117,9 +119,9 @@ public final class RoutesBench {
                     });
                     paths.put("rc.put." + tag, i -> rcRun(f, Op.PUT, mem, key, n));
                     paths.put("rc.get." + tag, i -> rcRun(f, Op.GET, mem, key, n));
-                    paths.put("cuobj.put." + tag, i -> check(f.agent.put(mem, 0, n, cuObjHandler(f, "PUT", key)) == n,
+                    paths.put("cuobj.put." + tag, i -> check(agent.put(mem, 0, n, cuObjHandler(f, "PUT", key)) == n,
                             "cuObject PUT failed"));
-                    paths.put("cuobj.get." + tag, i -> check(f.agent.get(mem, 0, n, cuObjHandler(f, "GET", key)) == n,
+                    paths.put("cuobj.get." + tag, i -> check(agent.get(mem, 0, n, cuObjHandler(f, "GET", key)) == n,
                             "cuObject GET failed"));
                     for (var e : paths.entrySet()) {
                         long start = System.nanoTime();
@@ -135,9 +137,28 @@ public final class RoutesBench {
                     }
                 }
             }
+            if (agent != f.agent) {
+                agent.close();
+            }
         }
         results.forEach((name, values) -> System.out.printf(java.util.Locale.ROOT, "measure %s %.3f%n", name,
                 values.stream().sorted().toList().get(values.size() / 2)));
+    }
+
+    /**
+     * The cuObject client agent: keyed for the principal ({@code CuObjAgent.openForPrincipal} with the secret key)
+     * when the gateway's cuObject routes take per-principal agent keys, else — a gateway whose facade still has
+     * one shared {@code agent.key} — the fixture's agent with that key. One probe PUT decides.
+     */
+    private static CuObjAgent cuObjAgent(RdmaFixture f, ClientMemory probe) throws Exception {
+        CuObjAgent perPrincipal = CuObjAgent.openForPrincipal(f.clientTransport, SdkSigner.SECRET);
+        if (perPrincipal.put(probe, 0, SMALL, cuObjHandler(f, "PUT", "probe")) == SMALL) {
+            System.err.println("cuObject agent: per-principal key");
+            return perPrincipal;
+        }
+        perPrincipal.close();
+        System.err.println("cuObject agent: the facade's shared agent.key (the routes take no per-principal key yet)");
+        return f.agent;
     }
 
     private static void rcRun(RdmaFixture f, Op op, ClientMemory mem, String key, long size) throws Exception {
