@@ -38,12 +38,42 @@ public final class S3Bench {
     private static final Workload GET_64M = new Workload("GET 64 MiB", "MB/s");
     private static final List<Workload> WORKLOADS = List.of(PUT_4K, GET_4K, PUT_64M, GET_64M);
 
+    /** Run sizes: rounds measured and warm-up rounds, 4 KiB clients and operations per round, 64 MiB objects per round. */
+    public record Settings(int reps, int warmUps, int threads, int smallOps, int largeObjects, boolean rawFsync) {
+        static Settings fromEnvironment() {
+            return new Settings(intEnv("BENCH_REPS", 5), intEnv("BENCH_WARMUPS", 3), intEnv("BENCH_THREADS", 8),
+                    intEnv("BENCH_SMALL_OPS", 2000), intEnv("BENCH_LARGE_OBJECTS", 3),
+                    !"false".equals(System.getenv("BENCH_RAW_FSYNC")));
+        }
+    }
+
+    /** Per workload ("PUT 4 KiB", ...): the gateway's median, s3proxy's median, and the median per-round ratio. */
+    public record Figures(double gateway, double s3proxy, double ratio, String unit) {
+    }
+
     public static void main(String[] args) throws Exception {
-        int reps = intEnv("BENCH_REPS", 5);
-        int warmUps = intEnv("BENCH_WARMUPS", 3);
-        int threads = intEnv("BENCH_THREADS", 8);
-        int smallOps = intEnv("BENCH_SMALL_OPS", 2000);
-        int largeObjects = intEnv("BENCH_LARGE_OBJECTS", 3);
+        String gatewayEndpoint = System.getenv("OBJRDMA_S3_ENDPOINT");
+        if (gatewayEndpoint != null && !gatewayEndpoint.isBlank()) {
+            run(Settings.fromEnvironment(), URI.create(gatewayEndpoint), requireEnv("OBJRDMA_S3_ACCESS_KEY"),
+                    requireEnv("OBJRDMA_S3_SECRET_KEY"), true);
+        } else {
+            System.out.println("bench: OBJRDMA_S3_ENDPOINT not set: a second s3proxy stands in for the gateway "
+                    + "(proves the harness; the ratios should be ~1.0)");
+            run(Settings.fromEnvironment(), null, null, null, true);
+        }
+    }
+
+    /**
+     * Measures s3proxy, the gateway at {@code gatewayEndpoint} (null: a second s3proxy stands in) and the raw store;
+     * prints the rounds and the table when {@code print}; returns the gateway-against-s3proxy figures.
+     */
+    public static Map<String, Figures> run(Settings settings, URI gatewayEndpoint, String accessKey, String secretKey,
+            boolean print) throws Exception {
+        int reps = settings.reps();
+        int warmUps = settings.warmUps();
+        int threads = settings.threads();
+        int smallOps = settings.smallOps();
+        int largeObjects = settings.largeObjects();
         Path dir = Files.createTempDirectory("objrdma-bench-");
         byte[] small = new byte[SMALL];
         byte[] large = new byte[LARGE];
@@ -56,23 +86,17 @@ public final class S3Bench {
         BenchTarget reference = new S3Endpoint("s3proxy", proxy.endpoint(), S3ProxyPeer.ACCESS_KEY,
                 S3ProxyPeer.SECRET_KEY);
         BenchTarget gateway;
-        String gatewayEndpoint = System.getenv("OBJRDMA_S3_ENDPOINT");
-        if (gatewayEndpoint != null && !gatewayEndpoint.isBlank()) {
-            gateway = new S3Endpoint("gateway", URI.create(gatewayEndpoint), requireEnv("OBJRDMA_S3_ACCESS_KEY"),
-                    requireEnv("OBJRDMA_S3_SECRET_KEY"));
+        if (gatewayEndpoint != null) {
+            gateway = new S3Endpoint("gateway", gatewayEndpoint, accessKey, secretKey);
         } else {
-            System.out.println("bench: OBJRDMA_S3_ENDPOINT not set: a second s3proxy stands in for the gateway "
-                    + "(proves the harness; the ratios should be ~1.0)");
             S3ProxyPeer standIn = new S3ProxyPeer(Files.createDirectories(dir.resolve("stand-in")));
             closing.add(standIn);
             gateway = new S3Endpoint("gateway (s3proxy stand-in)", standIn.endpoint(), S3ProxyPeer.ACCESS_KEY,
                     S3ProxyPeer.SECRET_KEY);
         }
-        BenchTarget raw = new RawStore(Files.createDirectories(dir.resolve("raw-store")),
-                !"false".equals(System.getenv("BENCH_RAW_FSYNC")));
+        BenchTarget raw = new RawStore(Files.createDirectories(dir.resolve("raw-store")), settings.rawFsync());
         List<BenchTarget> targets = List.of(reference, gateway, raw);
         closing.addAll(targets);
-
         Map<BenchTarget, Map<Workload, List<Double>>> results = new LinkedHashMap<>();
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
@@ -94,7 +118,9 @@ public final class S3Bench {
                     r.put(GET_64M, throughput(largeObjects, i -> t.get("large/" + i, buffer)));
                     StringBuilder line = new StringBuilder();
                     r.forEach((w, v) -> line.append(String.format("  %s %.0f %s", w.name(), v, w.unit())));
-                    System.out.printf("bench: %-8s %-28s%s%n", warmUp ? "warm-up" : "round " + round, t.name(), line);
+                    if (print) {
+                        System.out.printf("bench: %-8s %-28s%s%n", warmUp ? "warm-up" : "round " + round, t.name(), line);
+                    }
                     if (!warmUp) {
                         r.forEach((w, v) -> results.computeIfAbsent(t, k -> new LinkedHashMap<>())
                                 .computeIfAbsent(w, k -> new ArrayList<>()).add(v));
@@ -108,7 +134,15 @@ public final class S3Bench {
             }
             deleteTree(dir);
         }
-        print(results, reference, gateway, raw, reps, warmUps, threads, smallOps, largeObjects);
+        if (print) {
+            print(results, reference, gateway, raw, reps, warmUps, threads, smallOps, largeObjects);
+        }
+        Map<String, Figures> figures = new LinkedHashMap<>();
+        for (Workload w : WORKLOADS) {
+            figures.put(w.name(), new Figures(median(results.get(gateway).get(w)), median(results.get(reference).get(w)),
+                    medianRatio(results.get(gateway).get(w), results.get(reference).get(w)), w.unit()));
+        }
+        return figures;
     }
 
     @FunctionalInterface

@@ -572,9 +572,13 @@ final class TcpChannel implements Channel {
             collectDeliverable(deliveries);
             return c;
         }
-        op.via = connection;
+        TcpConnection via = connection;
+        op.via = via;
         inFlight.put(op.seq, op);
-        connection.send(op);
+        if (via.send(op)) {
+            // claimed the idle socket: this thread sends it first thing after the lock is released
+            deliveries.add(0, () -> via.sendClaimed(op));
+        }
         return null;
     }
 

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
 import org.objrdma.api.telemetry.Counter;
 import org.objrdma.api.transport.Access;
 import org.objrdma.api.transport.Completion;
@@ -76,6 +77,13 @@ final class TcpConnection {
     private static final Ping PING = new Ping();
     private static final Stop STOP = new Stop();
     private static final int SKIP_BUFFER = 64 * 1024;
+    /**
+     * Largest payload a posting thread sends itself when the connection has nothing else to send: small enough
+     * that the write fits the socket buffer of a reading peer, so the poster is not held long.
+     */
+    static final long DIRECT_SEND_MAX = 64 * 1024;
+    /** Set on this transport's own threads (readers run completion callbacks), which never send inline. */
+    private static final ThreadLocal<Boolean> TRANSPORT_THREAD = new ThreadLocal<>();
 
     private final TcpTransport transport;
     private final TcpChannel channel;
@@ -86,6 +94,13 @@ final class TcpConnection {
     private final Thread writer;
 
     private final LinkedBlockingQueue<Outbound> outbox = new LinkedBlockingQueue<>();
+    /**
+     * Items queued for the socket and not yet written (or dropped): in the outbox, or held back by the writer
+     * behind a payload in progress. Zero means the socket has nothing waiting, so a poster may send inline.
+     */
+    private final AtomicInteger unsent = new AtomicInteger();
+    /** Held by whoever writes to the socket: the writer thread, or a poster sending inline. */
+    private final ReentrantLock sendLock = new ReentrantLock();
     private final AtomicReference<EndCause> endCause = new AtomicReference<>();
     private final AtomicInteger runningThreads = new AtomicInteger(2);
     private final CountDownLatch ended = new CountDownLatch(1);
@@ -130,6 +145,7 @@ final class TcpConnection {
         this.socket = socket;
         this.peer = peer;
         this.frameSize = transport.settings().frameSize();
+        this.input = new SocketInput(socket);
         String base = transport.threadPrefix() + "-ch" + channel.id();
         this.reader = Thread.ofPlatform().daemon().name(base + "-reader").unstarted(this::readLoop);
         this.writer = Thread.ofPlatform().daemon().name(base + "-writer").unstarted(this::writeLoop);
@@ -162,16 +178,60 @@ final class TcpConnection {
         return readerRegion == region || writerRegion == region;
     }
 
-    /** Queues a posted request for the writer. */
-    void send(SendOp op) {
-        outbox.add(new SendRequest(op));
+    /**
+     * Hands a posted request to the socket, in posting order (the caller holds the channel's lock). If nothing
+     * is waiting to be sent, the request is small and the caller is not one of the transport's threads, the
+     * caller claims the socket and must then call {@link #sendClaimed} once it has released the channel's lock:
+     * the request goes out from the posting thread, without waking the writer (one thread hand-off less per
+     * operation). Otherwise the request is queued for the writer and false is returned.
+     */
+    boolean send(SendOp op) {
+        if (op.length <= DIRECT_SEND_MAX && TRANSPORT_THREAD.get() == null && unsent.get() == 0
+                && sendLock.tryLock()) {
+            if (unsent.compareAndSet(0, 1)) {
+                return true; // claimed: later posts queue behind us, the writer waits for the lock
+            }
+            sendLock.unlock();
+        }
+        enqueue(new SendRequest(op));
+        return false;
+    }
+
+    /**
+     * Sends a request {@link #send} let the caller claim, on the caller's thread, then releases the socket.
+     * Failures end the connection as they would on the writer.
+     */
+    void sendClaimed(SendOp op) {
+        assert sendLock.isHeldByCurrentThread();
+        try {
+            sendRequest(op, null);
+        } catch (WriterDone done) {
+            // the request's source region was closed: the connection is ending already
+        } catch (ClosedChannelException e) {
+            abort(EndCause.LOCAL_CLOSE);
+        } catch (IOException e) {
+            TcpTransport.LOG.debug("channel {}: sending to {} failed: {}", channel.id(), peer, e.toString());
+            abort(EndCause.PEER_VANISHED);
+        } catch (RuntimeException | Error e) {
+            TcpTransport.LOG.error("channel {}: sending inline failed", channel.id(), e);
+            abort(EndCause.LOCAL_ERROR);
+        } finally {
+            writerRegion = null;
+            unsent.decrementAndGet();
+            sendLock.unlock();
+        }
+    }
+
+    private void enqueue(Outbound item) {
+        unsent.incrementAndGet();
+        outbox.add(item);
     }
 
     /** Ends the connection; the first cause given wins. Idempotent, never blocks on the threads. */
     void abort(EndCause cause) {
         endCause.compareAndSet(null, cause);
         TcpTransport.closeQuietly(socket);
-        outbox.add(STOP);
+        enqueue(STOP);
         if (!started.get()) {
             start(); // the threads see the closed socket and stop at once; the channel then flushes
         }
@@ -204,7 +264,7 @@ final class TcpConnection {
             return;
         }
         if (now - lastSent >= s.keepaliveInterval().toNanos() && pingQueued.compareAndSet(false, true)) {
-            outbox.add(PING);
+            enqueue(PING);
         }
         if (!readerWaitingLocally && now - lastReceived > s.keepaliveTimeout().toNanos()) {
             TcpTransport.LOG.info("channel {}: nothing from {} for {} ms, declaring it gone", channel.id(), peer,
@@ -234,9 +294,11 @@ final class TcpConnection {
     // ================================================================== reader
 
     private final ByteBuffer inHeader = ByteBuffer.allocateDirect(Wire.HEADER_BYTES);
+    private final SocketInput input;
     private ByteBuffer skipBuffer;
 
     private void readLoop() {
+        TRANSPORT_THREAD.set(Boolean.TRUE);
         try {
             while (true) {
                 inHeader.clear();
@@ -268,7 +330,7 @@ final class TcpConnection {
     /** Reads one header; false on a clean end of stream before its first byte. */
     private boolean readHeader() throws IOException {
         while (inHeader.hasRemaining()) {
-            int n = socket.read(inHeader);
+            int n = input.read(inHeader);
             if (n < 0) {
                 if (inHeader.position() == 0) {
                     return false;
@@ -282,7 +344,7 @@ final class TcpConnection {
 
     private void readFully(ByteBuffer b) throws IOException {
         while (b.hasRemaining()) {
-            if (socket.read(b) < 0) {
+            if (input.read(b) < 0) {
                 throw new EOFException("end of stream inside a frame");
             }
             lastReceived = System.nanoTime();
@@ -599,7 +661,7 @@ final class TcpConnection {
             owedFramesHighWater = frames;
             transport.noteOwedFrames(frames);
         }
-        outbox.add(item);
+        enqueue(item);
     }
 
     /** The socket's remote address: where the bytes really come from, whatever the peer claimed. */
@@ -667,7 +729,9 @@ final class TcpConnection {
     // ================================================================== writer
 
     private final ByteBuffer outHeader = ByteBuffer.allocateDirect(Wire.HEADER_BYTES);
+    private final ByteBuffer dataHeader = ByteBuffer.allocateDirect(Wire.HEADER_BYTES);
     private final ByteBuffer[] gather = new ByteBuffer[2];
+    private final ByteBuffer[] firstFrame = new ByteBuffer[3];
 
     /** Thrown inside the writer to stop after a refusal went out or on STOP. */
     private static final class WriterDone extends Exception {
@@ -679,6 +743,7 @@ final class TcpConnection {
     }
 
     private void writeLoop() {
+        TRANSPORT_THREAD.set(Boolean.TRUE);
         ArrayDeque<Outbound> waitingData = new ArrayDeque<>();
         try {
             while (true) {
@@ -693,10 +758,18 @@ final class TcpConnection {
                 if (item == null) {
                     item = outbox.take();
                 }
-                if (isData(item)) {
-                    sendData(item, waitingData);
-                } else {
-                    sendControl(item);
+                // a poster sending inline holds the socket: wait for it (it claimed only with nothing queued,
+                // so whatever we hold was posted after its request)
+                sendLock.lock();
+                try {
+                    if (isData(item)) {
+                        sendData(item, waitingData);
+                    } else {
+                        sendControl(item);
+                    }
+                    unsent.decrementAndGet();
+                } finally {
+                    sendLock.unlock();
                 }
             }
         } catch (WriterDone done) {
@@ -729,6 +802,7 @@ final class TcpConnection {
                 waitingData.addLast(o);
             } else {
                 sendControl(o);
+                unsent.decrementAndGet();
             }
         }
     }
@@ -767,6 +841,12 @@ final class TcpConnection {
         }
     }
 
+    /**
+     * Sends one request: its header, then its payload in frames of at most {@code frame.size}; the header goes
+     * out in the same gathering write as the first frame (one system call for a small WRITE or SEND). Between
+     * frames the control items waiting in the outbox go out, unless {@code waitingData} is null (a poster
+     * sending a small request inline: one frame, the writer sends the rest).
+     */
     private void sendRequest(SendOp op, ArrayDeque<Outbound> waitingData) throws IOException, WriterDone {
         if (channel.isFailed(this) || op.done) {
             return; // flushed with the rest when the connection ends
@@ -775,10 +855,11 @@ final class TcpConnection {
         boolean imm = r.opcode().hasImmediate();
         Wire.header(outHeader, Wire.REQUEST, r.opcode().verbsOpcode(), 0, r.immediate(), op.seq, r.remoteAddress(),
                 op.length, r.rkey(), imm ? Wire.FLAG_IMMEDIATE : 0);
-        writeFully(outHeader);
         if (!op.carriesPayload() || op.length == 0) {
+            writeFully(outHeader);
             return;
         }
+        boolean headerSent = false;
         MemoryCursor source = MemoryCursor.over(r.sgList());
         while (source.remaining() > 0) {
             TcpRegion region = source.region();
@@ -792,17 +873,29 @@ final class TcpConnection {
             }
             writerRegion = region;
             try {
-                Wire.header(outHeader, Wire.REQUEST_DATA, 0, 0, 0, op.seq, 0, k, 0, 0);
-                gather[0] = outHeader;
-                gather[1] = region.segment().asSlice(source.regionOffset(), k).asByteBuffer();
-                writeFully(gather);
+                Wire.header(dataHeader, Wire.REQUEST_DATA, 0, 0, 0, op.seq, 0, k, 0, 0);
+                ByteBuffer payload = region.segment().asSlice(source.regionOffset(), k).asByteBuffer();
+                if (headerSent) {
+                    gather[0] = dataHeader;
+                    gather[1] = payload;
+                    writeFully(gather);
+                } else {
+                    firstFrame[0] = outHeader;
+                    firstFrame[1] = dataHeader;
+                    firstFrame[2] = payload;
+                    writeFully(firstFrame);
+                    headerSent = true;
+                }
             } finally {
                 gather[1] = null;
+                firstFrame[2] = null;
                 writerRegion = null;
                 region.release();
             }
             source.advance(k);
-            drainControl(waitingData);
+            if (waitingData != null) {
+                drainControl(waitingData);
+            }
             if (channel.isFailed(this)) {
                 throw new WriterDone(); // refused or closed meanwhile: the rest of the payload is moot
             }
