@@ -259,7 +259,7 @@ public class CuObjIT extends ObjRdmaTestSupport {
             Hashtable<String, Object> keyless = goodConfig();
             keyless.remove("agent.key");
             configure(keyless);
-            assertTrue(waitForService(CuObjServer.class, null).isConnected(), "keyless: per-principal mode");
+            assertTrue("keyless: per-principal mode", waitForService(CuObjServer.class, null).isConnected());
             configure(goodConfig());
             assertTrue(waitForService(CuObjServer.class, null).isConnected());
         } finally {
