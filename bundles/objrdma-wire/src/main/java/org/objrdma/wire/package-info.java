@@ -9,5 +9,5 @@
  * {@link org.objrdma.wire.TokenError} with a detail sentence. No parser throws on bad input.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("1.2.0")
 package org.objrdma.wire;
