@@ -77,6 +77,23 @@ public final class RdmaClientMain {
     private static final Pattern CODE = Pattern.compile("<Code>([^<]*)</Code>");
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     private static final int SIGSTOP = 19; // Linux x86-64 / aarch64
+    /**
+     * libc's {@code raise}, linked (and called once with signal 0, which sends nothing) at start: linking a downcall
+     * the first time takes long enough on a busy machine for the gateway to finish a 64 MiB transfer between the
+     * request and the freeze.
+     */
+    private static final MethodHandle RAISE;
+
+    static {
+        Linker linker = Linker.nativeLinker();
+        RAISE = linker.downcallHandle(linker.defaultLookup().find("raise").orElseThrow(),
+                FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
+        try {
+            int unused = (int) RAISE.invokeExact(0);
+        } catch (Throwable e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     private final SignedHttp http;
     private final StandaloneTcpTransport transport;
@@ -297,7 +314,13 @@ public final class RdmaClientMain {
             String range = p.answer().headers().firstValue("Content-Range").map(v -> " prepareRange=" + v.replace(' ', '_'))
                     .orElse("");
             if (opt.containsKey("slow")) {
-                p.transfer().start(p.prepare()); // connected, the receive posted: the server may write at READY
+                p.transfer().start(p.prepare()); // the receive posted: the server may write at READY
+                // connected before this JVM freezes: a frozen client could not answer the server's own dial
+                long until = System.nanoTime() + TIMEOUT.toNanos();
+                while (p.transfer().channel().state() != org.objrdma.api.transport.ChannelState.CONNECTED
+                        && System.nanoTime() < until) {
+                    Thread.sleep(1);
+                }
                 return frozenRequest(who, "POST", "/.hipobj-rc/ready", "", readyHeaders(p),
                         "proto=rc op=GET session=" + p.prepare().sessionId().hex());
             }
@@ -405,10 +428,7 @@ public final class RdmaClientMain {
         System.out.flush();
         java.net.Socket socket = http.sendRaw(who, method, path, query, headers);
         try {
-            Linker linker = Linker.nativeLinker();
-            MethodHandle raise = linker.downcallHandle(linker.defaultLookup().find("raise").orElseThrow(),
-                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.JAVA_INT));
-            int failed = (int) raise.invokeExact(SIGSTOP);
+            int failed = (int) RAISE.invokeExact(SIGSTOP);
             if (failed != 0) {
                 throw new IllegalStateException("raise(SIGSTOP) returned " + failed);
             }
@@ -427,7 +447,8 @@ public final class RdmaClientMain {
         last = r;
         StringBuilder b = new StringBuilder(r.statusCode() / 100 == 2 ? "OK" : "FAIL");
         b.append(" status=").append(r.statusCode());
-        Matcher m = CODE.matcher(new String(r.body(), StandardCharsets.UTF_8));
+        // an S3 error is a small XML document; an object body is never turned into text
+        Matcher m = CODE.matcher(r.body().length > 65536 ? "" : new String(r.body(), StandardCharsets.UTF_8));
         if (m.find()) {
             b.append(" code=").append(m.group(1));
         }
