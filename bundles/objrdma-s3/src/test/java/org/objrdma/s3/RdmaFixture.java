@@ -195,11 +195,9 @@ final class RdmaFixture implements AutoCloseable {
         CompletableFuture<RcOutcome> data = p.transfer.start(p.prepare);
         TestResponse ready = ready(SdkSigner.AK, SdkSigner.SECRET, p);
         RcOutcome outcome = data.get(20, TimeUnit.SECONDS);
-        // A PUT's READY answer is authoritative: the TCP transport may drop the acknowledgement of the client's
-        // WRITE_WITH_IMM when the server closes the session's channel right after the commit (reported as
-        // RETRY_EXC_ERR on the client); the tests then check the stored bytes instead.
-        boolean putAckLost = p.transfer.op() == Op.PUT && outcome.status() == org.objrdma.api.transport.WcStatus.RETRY_EXC_ERR;
-        if (ready.status == 200 && !outcome.ok() && !putAckLost) {
+        // strict: the TCP transport sends the acknowledgement of the client's WRITE_WITH_IMM before the server's
+        // session closes the channel (it used to be lost to that teardown, RETRY_EXC_ERR after a 200)
+        if (ready.status == 200 && !outcome.ok()) {
             throw new AssertionError("READY answered 200 but the client's data phase failed: " + outcome);
         }
         p.transfer.close();

@@ -13,6 +13,13 @@ import java.util.Optional;
  */
 public record RcTokenHeader(RcToken token, Optional<CuObjTokenHeader.Span> span) {
 
+    /**
+     * objrdma's header beside the token of a TCP-transport endpoint: its channel key in hex (16..64 bytes), which
+     * the 88-hex token has no room for; the client's in PREPARE, the server's in the PREPARE answer. Servers and
+     * clients take the name from here.
+     */
+    public static final String CHANNEL_KEY_HEADER = "x-amz-rdma-channel-key";
+
     public RcTokenHeader {
         Objects.requireNonNull(token, "token");
         Objects.requireNonNull(span, "span");

@@ -17,8 +17,10 @@ import org.objrdma.api.session.SessionId;
 import org.objrdma.api.session.SessionInfo;
 import org.objrdma.api.session.SessionManager;
 import org.objrdma.api.session.SessionResult;
+import org.objrdma.api.store.ObjectContent;
 import org.objrdma.api.store.ObjectInfo;
 import org.objrdma.api.store.PartInfo;
+import org.objrdma.api.store.PartRange;
 import org.objrdma.api.store.PutOptions;
 import org.objrdma.api.store.PutResult;
 import org.objrdma.api.store.ReadResult;
@@ -111,17 +113,15 @@ final class RcRoutes {
                     .orElse(t.length() > 0 ? t.remoteRegion() : null);
         }
         x.authorize(op == Op.GET ? StoreAction.GET_OBJECT : StoreAction.PUT_OBJECT, target.bucket(), target.key());
+        GetSpan span = null;
         if (op == Op.GET) {
-            ObjectInfo info = x.store.head(target.bucket(), target.key(), org.objrdma.api.store.Conditions.NONE);
-            if (offset > info.size() || size > info.size() - offset) {
-                throw new S3Exception(S3ErrorCode.INVALID_RANGE, "bytes " + offset + "+" + size + " are not inside the "
-                        + info.size() + "-byte object");
-            }
+            span = GetSpan.of(x, target, offset, size);
         } else {
             target.checkUploadExists(x);
         }
+        long objectOffset = span == null ? offset : span.objectOffset();
         SessionResult<PrepareResponse> prepared = sessions.prepare(new PrepareRequest(principal, op, target.text(),
-                offset, size, psn, cookie, endpoint.value(), clientRegion));
+                objectOffset, size, psn, cookie, endpoint.value(), clientRegion));
         if (!prepared.isOk()) {
             throw RcErrors.of(prepared.status(), "PREPARE");
         }
@@ -130,7 +130,7 @@ final class RcRoutes {
         boolean committed = false;
         try {
             if (op == Op.GET) {
-                stage(x, sessions, id, target, offset, size);
+                stage(x, sessions, id, target, objectOffset, size);
             }
             RcStatus s = sessions.finishPrepare(id, true);
             if (!s.isOk()) {
@@ -155,7 +155,45 @@ final class RcRoutes {
         x.response.header(RdmaHeaders.MR_RKEY, Integer.toHexString(p.stagingRegion().rkey()));
         p.serverEndpoint().as(EndpointInfo.Tcp.class)
                 .ifPresent(tcp -> x.response.header(RdmaHeaders.CHANNEL_KEY, HEX.formatHex(tcp.key())));
+        if (span != null && span.partsCount() > 0) {
+            // GetPart: where the session's bytes lie in the object, as a plain GET by partNumber says it; the
+            // status stays 200, the contract's reply is 200:<token> (see the README)
+            x.response.header("Content-Range", "bytes " + objectOffset + "-" + (objectOffset + size - 1) + "/"
+                    + span.objectSize());
+            if (span.multipart()) {
+                x.response.header("x-amz-mp-parts-count", String.valueOf(span.partsCount()));
+            }
+        }
         x.sendEmpty(200);
+    }
+
+    /**
+     * What a GET session moves: {@code offset} and {@code size} inside the object, or inside part
+     * {@code partNumber} of it (GetPart) when the target names one.
+     *
+     * @param partsCount 0 without a partNumber, else the parts the version is addressed by
+     */
+    private record GetSpan(long objectOffset, long objectSize, int partsCount, boolean multipart) {
+        static GetSpan of(Exchange x, RcTarget target, long offset, long size) throws S3Exception, StoreException {
+            try (ObjectContent content = x.store.open(target.bucket(), target.key(),
+                    org.objrdma.api.store.Conditions.NONE)) {
+                ObjectInfo info = content.info();
+                long base = 0;
+                long limit = info.size();
+                int parts = 0;
+                if (target.partNumber() > 0) {
+                    PartRange part = content.part(target.partNumber()); // 416 InvalidPartNumber past the last
+                    base = part.offset();
+                    limit = part.length();
+                    parts = part.partsCount();
+                }
+                if (offset > limit || size > limit - offset) {
+                    throw new S3Exception(S3ErrorCode.INVALID_RANGE, "bytes " + offset + "+" + size + " are not inside the "
+                            + limit + "-byte " + (parts > 0 ? "part " + target.partNumber() : "object"));
+                }
+                return new GetSpan(base + offset, info.size(), parts, info.partsCount() > 0);
+            }
+        }
     }
 
     /** GET: the object range read into the session's staging buffer at PREPARE. */

@@ -64,10 +64,6 @@ record RcTarget(String text, String bucket, String key, String uploadId, int par
         if (op == Op.GET && uploadId != null) {
             throw RcErrors.bad("a GET target allows only partNumber");
         }
-        if (op == Op.GET && partNumber > 0) {
-            throw new S3Exception("NotImplemented", 501,
-                    "GET by partNumber over hipobj-rc-v2 is not implemented (name the range with offset and size)");
-        }
     }
 
     /** UploadPart: the upload must exist before a session is spent on it. */

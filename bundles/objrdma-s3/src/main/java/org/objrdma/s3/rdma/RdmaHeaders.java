@@ -32,9 +32,10 @@ public final class RdmaHeaders {
     public static final String VERSION_ID = "x-amz-rdma-version-id";
     /**
      * objrdma's: the TCP channel key (hex, 16..64 bytes) of a TCP-transport token, which has no room for it
-     * (the client's in PREPARE, the server's in the PREPARE answer). Not sent for verbs tokens.
+     * (the client's in PREPARE, the server's in the PREPARE answer). Not sent for verbs tokens. Defined in
+     * objrdma-wire ({@link org.objrdma.wire.RcTokenHeader#CHANNEL_KEY_HEADER}), shared with clients.
      */
-    public static final String CHANNEL_KEY = "x-amz-rdma-channel-key";
+    public static final String CHANNEL_KEY = org.objrdma.wire.RcTokenHeader.CHANNEL_KEY_HEADER;
 
     /** The value of {@link #PROTOCOL}. */
     public static final String RC_PROTOCOL = "hipobj-rc-v2";

@@ -936,7 +936,7 @@ final class TcpChannel implements Channel {
             lock.unlock();
         }
         if (c != null) {
-            c.abort(EndCause.LOCAL_CLOSE);
+            c.closeGracefully(EndCause.LOCAL_CLOSE, transport.settings().shutdownTimeout().toNanos());
             // flushed completions must mean "no longer touched": wait for the threads, unless we are one
             if (!c.isOwnThread(Thread.currentThread())
                     && !c.awaitEnded(transport.settings().shutdownTimeout().toNanos())) {

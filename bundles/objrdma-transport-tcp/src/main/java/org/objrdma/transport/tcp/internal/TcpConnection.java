@@ -40,7 +40,11 @@ import org.objrdma.api.transport.WcStatus;
 final class TcpConnection {
 
     /** What the writer sends. Control items go out between payload frames; data items one at a time. */
-    private sealed interface Outbound permits Ack, Ping, Stop, SendRequest, ReadResponse {
+    private sealed interface Outbound permits Ack, Ping, Stop, Finish, SendRequest, ReadResponse {
+    }
+
+    /** A local close: what was queued for the peer before it goes out, then end of stream. */
+    private record Finish() implements Outbound {
     }
 
     private record Ack(long seq, WcStatus status, boolean refusal) implements Outbound {
@@ -76,6 +80,14 @@ final class TcpConnection {
 
     private static final Ping PING = new Ping();
     private static final Stop STOP = new Stop();
+    private static final Finish FINISH = new Finish();
+    /**
+     * How long a local close waits for the writer to send what was already queued (acknowledgements above all)
+     * and for the peer to hang up before it cuts the socket: a peer's last WRITE_WITH_IMM must not lose its acknowledgement because the
+     * owner closed the channel right after its receive completed. Bounded: a writer stuck on a peer that does
+     * not read is cut as before.
+     */
+    private static final long FINISH_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     private static final int SKIP_BUFFER = 64 * 1024;
     /**
      * Largest payload a posting thread sends itself when the connection has nothing else to send: small enough
@@ -235,6 +247,22 @@ final class TcpConnection {
         if (!started.get()) {
             start(); // the threads see the closed socket and stop at once; the channel then flushes
         }
+    }
+
+    /**
+     * Ends the connection as {@link #abort} does, but first lets the writer send the control frames already
+     * queued (acknowledgements owed to the peer) and shut down output, and waits — at most
+     * {@link #FINISH_GRACE_NANOS} and {@code nanos} — for the peer to close its side too: cutting the socket
+     * while the peer still sends would reset it, and a reset can drop the acknowledgement from the peer's
+     * receive queue before it reads it. From one of this connection's own threads it aborts at once.
+     */
+    void closeGracefully(EndCause cause, long nanos) {
+        endCause.compareAndSet(null, cause);
+        if (started.get() && !isOwnThread(Thread.currentThread())) {
+            outbox.add(FINISH);
+            awaitEnded(Math.min(nanos, FINISH_GRACE_NANOS));
+        }
+        abort(cause);
     }
 
     /**
@@ -571,14 +599,15 @@ final class TcpConnection {
 
     private void finishInbound() throws ClosedChannelException {
         inboundActive = false;
+        // acknowledged only now: the requester reports success only for bytes that are in place. Queued before
+        // the receive completes, so an owner that closes the channel on that completion still sends it (finish)
+        owePeer(new Ack(inboundSeq, WcStatus.SUCCESS, false), Wire.HEADER_BYTES);
         if (inboundRecv != null) {
             WcOpcode opcode = inboundOp == Opcode.WRITE_WITH_IMM ? WcOpcode.RECV_RDMA_WITH_IMM : WcOpcode.RECV;
             channel.completeRecv(this, inboundRecv, new Completion(inboundRecv.request.wrId(), WcStatus.SUCCESS, opcode,
                     inboundLength, inboundHasImmediate, inboundHasImmediate ? inboundImmediate : 0, 0));
             inboundRecv = null;
         }
-        // acknowledged only now: the requester reports success only for bytes that are in place
-        owePeer(new Ack(inboundSeq, WcStatus.SUCCESS, false), Wire.HEADER_BYTES);
     }
 
     /**
@@ -810,6 +839,11 @@ final class TcpConnection {
     private void sendControl(Outbound item) throws IOException, WriterDone {
         switch (item) {
             case Stop _ -> throw new WriterDone();
+            case Finish _ -> {
+                // everything queued before the close went out (control first): end of stream, then stop
+                socket.shutdownOutput();
+                throw new WriterDone();
+            }
             case Ping _ -> {
                 pingQueued.set(false);
                 Wire.header(outHeader, Wire.PING, 0, 0, 0, 0, 0, 0, 0, 0);

@@ -1,0 +1,545 @@
+package org.objrdma.itests;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotEquals;
+import static org.junit.Assert.assertNull;
+import static org.junit.Assert.assertTrue;
+import static org.ops4j.pax.exam.CoreOptions.systemProperty;
+import static org.ops4j.pax.exam.karaf.options.KarafDistributionOption.editConfigurationFilePut;
+
+import java.io.File;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.servlet.Servlet;
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.objrdma.api.session.SessionManager;
+import org.objrdma.api.session.SessionSnapshot;
+import org.objrdma.api.session.SessionState;
+import org.objrdma.api.session.SessionTerminalListener;
+import org.objrdma.api.session.TerminalEvent;
+import org.objrdma.api.session.TerminalReason;
+import org.objrdma.api.staging.StagingPool;
+import org.objrdma.api.store.ObjectStore;
+import org.objrdma.api.telemetry.Counter;
+import org.objrdma.api.telemetry.TelemetryView;
+import org.objrdma.api.transport.Transport;
+import org.objrdma.cuobj.CuObjServer;
+import org.objrdma.itests.rdma.RdmaChild;
+import org.objrdma.itests.rdma.RdmaChild.Answer;
+import org.objrdma.itests.rdma.RdmaClientMain;
+import org.objrdma.wire.AgentKeys;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.ServiceRegistration;
+
+/**
+ * Issue 15's RDMA routes in the real distribution (embedded store, TCP transport, staging pool, session manager,
+ * cuObject facade, S3 gateway on Pax Web), the client in a <b>second JVM</b> ({@link RdmaClientMain}: objrdma-client,
+ * objrdma-wire and the standalone TCP transport on a plain class path, requests signed by the AWS SDK's
+ * {@code AwsV4HttpSigner}): both protocols, every size, ranges, GetPart, UploadPart then Complete over HTTP, byte-exact
+ * against a plain HTTP GET; a representative set of the error rows; the client killed (SIGKILL) mid-GET and mid-PUT
+ * on both protocols, {@code objrdma.it.kills} times each (default 2; the {@code soak} profile runs 1 000); the TCP
+ * transport bundle stopped under running transfers. The full error tables are the module tests' (objrdma-s3's
+ * {@code CuObjRoutesTest}, {@code RcRoutesTest}).
+ *
+ * <p>Sizes: the staging pool's largest buffer is 64 MiB and the gateway's cuObject chunk 8 MiB, so 64 MiB moves in
+ * eight pipelined chunks and a {@value #ABOVE_STAGING}-byte cuObject transfer is larger than any staging buffer (an RC
+ * session needs one buffer for the whole object and is refused above it: the documented 400). {@code
+ * -Dobjrdma.it.big=true} adds a 1.25 GiB cuObject PUT and GET (two requests of the client's 1 GiB limit, 160 chunks;
+ * needs ~1.5 GiB free disk and ~3 GiB RAM: the client JVM then gets a 2 GiB heap for the plain GET it compares
+ * with).
+ */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+public class RdmaRoutesIT extends ObjRdmaTestSupport {
+
+    private static final String AK = "RDMAITACCESSKEY00001";
+    private static final String SECRET = "rdmaItSecret/0123456789abcdefghijklmnopq";
+    private static final String OTHER_AK = "RDMAITOTHERKEY000002";
+    private static final String OTHER_SECRET = "rdmaItOtherSecret/0123456789abcdefghijkl";
+    private static final String PORT_PROPERTY = "objrdma.it.http.port";
+    private static final String KILLS_PROPERTY = "objrdma.it.kills";
+    private static final String BIG_PROPERTY = "objrdma.it.big";
+    private static final int MIB = 1 << 20;
+    private static final int BIG = 64 * MIB;
+    private static final int ABOVE_STAGING = 96 * MIB;
+    private static final long HUGE = 1280L * MIB;
+    private static final Duration AUDIT = Duration.ofSeconds(60);
+
+    private final List<TerminalEvent> ended = new CopyOnWriteArrayList<>();
+    private ServiceRegistration<SessionTerminalListener> listener;
+    private final List<RdmaChild> children = new ArrayList<>();
+
+    @Configuration
+    public Option[] config() {
+        int port = freePort();
+        String loopback = "127.0.0.0/8";
+        return options(
+                editConfigurationFilePut("etc/org.ops4j.pax.web.cfg", "org.osgi.service.http.port", String.valueOf(port)),
+                editConfigurationFilePut("etc/org.objrdma.store.fs.cfg", "credentials",
+                        AK + ":" + SECRET + "," + OTHER_AK + ":" + OTHER_SECRET),
+                editConfigurationFilePut("etc/org.objrdma.store.fs.cfg", "fsync", "false"),
+                // the shared agent key of the cuObject facade is the main credential's derived key: the client's
+                // openForPrincipal agent is then served in the shared-key mode and in the per-principal mode alike
+                editConfigurationFilePut("etc/org.objrdma.cuobj.cfg", "agent.key",
+                        AgentKeys.toHex(AgentKeys.forPrincipal(SECRET))),
+                editConfigurationFilePut("etc/org.objrdma.cuobj.cfg", "allow.addresses", loopback),
+                editConfigurationFilePut("etc/org.objrdma.session.cfg", "allow.addresses", loopback),
+                editConfigurationFilePut("etc/org.objrdma.session.cfg", "prep.timeout.ms", "10000"),
+                editConfigurationFilePut("etc/org.objrdma.session.cfg", "exec.timeout.ms", "20000"),
+                editConfigurationFilePut("etc/org.objrdma.staging.cfg", "max.buffer.size", String.valueOf(BIG)),
+                editConfigurationFilePut("etc/org.objrdma.staging.cfg", "max.bytes.per.principal", String.valueOf(512 * MIB)),
+                editConfigurationFilePut("etc/org.objrdma.s3.cfg", "rdma.chunk.bytes", String.valueOf(8 * MIB)),
+                systemProperty(PORT_PROPERTY).value(String.valueOf(port)),
+                systemProperty(KILLS_PROPERTY).value(System.getProperty(KILLS_PROPERTY, "2")),
+                systemProperty(BIG_PROPERTY).value(String.valueOf(Boolean.getBoolean(BIG_PROPERTY))),
+                // the client JVM runs on the failsafe JVM's class path (objrdma-client, -wire, -transport-tcp, the SDK)
+                systemProperty(RdmaChild.CLASSPATH_PROPERTY).value(System.getProperty("java.class.path")));
+    }
+
+    @Before
+    public void awaitGateway() throws Exception {
+        waitForService(ObjectStore.class, null);
+        waitForService(Servlet.class, "(component.name=org.objrdma.s3)");
+        waitForService(CuObjServer.class, null);
+        waitForService(SessionManager.class, null);
+        listener = bundleContext.registerService(SessionTerminalListener.class, ended::add, null);
+    }
+
+    @After
+    public void stopChildren() throws Exception {
+        for (RdmaChild c : children) {
+            c.kill();
+        }
+        if (listener != null) {
+            listener.unregister();
+        }
+    }
+
+    private RdmaChild child() throws Exception {
+        RdmaChild c = RdmaChild.start(Integer.getInteger(PORT_PROPERTY), AK, SECRET, new File("client-jvm.log"),
+                Boolean.getBoolean(BIG_PROPERTY) ? "2g" : "768m");
+        children.add(c);
+        ok(c.call("cred other " + OTHER_AK + " " + OTHER_SECRET));
+        return c;
+    }
+
+    private static Answer ok(Answer a) {
+        assertEquals(a.line(), "OK", a.kind());
+        return a;
+    }
+
+    private static void assertRow(Answer a, int status, String code) {
+        assertEquals(a.line(), status, a.status());
+        assertEquals(a.line(), code, a.get("code"));
+    }
+
+    private static String crc(byte[] data) {
+        return RdmaClientMain.crc(MemorySegment.ofArray(data), data.length);
+    }
+
+    private static String crc(int size, long seed) {
+        return crc(RdmaClientMain.random(size, seed));
+    }
+
+    private void ensureBucket(RdmaChild c) throws Exception {
+        Answer a = c.call("httpput /bkt - 0 0");
+        assertTrue(a.line(), a.status() == 200 || "BucketAlreadyOwnedByYou".equals(a.get("code")));
+    }
+
+    // ------------------------------------------------------------------ the audit
+
+    private StagingPool pool() {
+        return waitForService(StagingPool.class, null);
+    }
+
+    private SessionManager sessions() {
+        return waitForService(SessionManager.class, null);
+    }
+
+    private void awaitQuiet() throws InterruptedException {
+        await("staging lent 0", AUDIT, () -> pool().stats().borrowed() == 0);
+        await("no live session", AUDIT, () -> sessions().snapshot().isEmpty());
+        await("no facade channel allocated", AUDIT, () -> waitForService(CuObjServer.class, null).allocatedChannelCount() == 0);
+    }
+
+    private List<TerminalEvent> endsOf(String session) {
+        return ended.stream().filter(e -> e.sessionId().hex().equals(session)).toList();
+    }
+
+    /** Waits for the session's one terminal event; a second one would be caught by {@link #assertEachEndedOnce}. */
+    private TerminalEvent awaitEnd(String session) throws InterruptedException {
+        await("session " + session + " ended", AUDIT, () -> !endsOf(session).isEmpty());
+        return endsOf(session).get(0);
+    }
+
+    private void assertEachEndedOnce() {
+        Map<String, Integer> count = new ConcurrentHashMap<>();
+        ended.forEach(e -> count.merge(e.sessionId().hex(), 1, Integer::sum));
+        count.forEach((s, n) -> assertEquals("terminal events of session " + s, 1, (int) n));
+    }
+
+    // ------------------------------------------------------------------ 1. every size, both protocols
+
+    @Test
+    public void bothProtocolsMoveEverySizeByteExact() throws Exception {
+        RdmaChild c = child();
+        ensureBucket(c);
+        int[] sizes = {1, 4096, BIG, ABOVE_STAGING};
+        for (int i = 0; i < sizes.length; i++) {
+            int size = sizes[i];
+            String want = crc(size, 10 + i);
+            ok(c.call("httpput /bkt/o" + size + " - " + size + " " + (10 + i)));
+            assertEquals("plain HTTP GET", want, ok(c.call("httpget /bkt/o" + size + " -")).get("bodycrc"));
+            Answer cu = ok(c.call("get cuobj /bkt/o" + size + " - " + size));
+            assertEquals(cu.line(), "200", cu.get("x-amz-rdma-reply"));
+            assertEquals(cu.line(), String.valueOf(size), cu.get("x-amz-rdma-bytes-transferred"));
+            assertEquals(cu.line(), want, cu.get("crc"));
+            Answer cuPut = ok(c.call("put cuobj /bkt/cu" + size + " - " + size + " " + (10 + i)));
+            assertEquals(cuPut.line(), want, cuPut.get("x-amz-checksum-crc32c"));
+            assertEquals("cuObject PUT stored byte-exact", want, ok(c.call("httpget /bkt/cu" + size + " -")).get("bodycrc"));
+            if (size > BIG) {
+                // one RC session needs one staging buffer for the whole object: above the largest, PREPARE says 400
+                assertRow(c.call("get rc /bkt/o" + size + " - " + size), 400, "InvalidRdmaRequest");
+                assertRow(c.call("put rc /bkt/rc" + size + " - " + size + " 1"), 400, "InvalidRdmaRequest");
+                assertEquals(404, c.call("http HEAD /bkt/rc" + size + " - -").status());
+                continue;
+            }
+            Answer rc = ok(c.call("get rc /bkt/o" + size + " - " + size));
+            assertEquals(rc.line(), "true:SUCCESS", rc.get("outcome"));
+            assertEquals(rc.line(), want, rc.get("crc"));
+            Answer rcPut = ok(c.call("put rc /bkt/rc" + size + " - " + size + " " + (10 + i)));
+            assertEquals("strict: the client's write completed too", "true:SUCCESS", rcPut.get("outcome"));
+            assertEquals("RC PUT stored byte-exact", want, ok(c.call("httpget /bkt/rc" + size + " -")).get("bodycrc"));
+        }
+        // 0 B: cuObject declines it (the GET answers with the empty body, reply 501); RC refuses size 0 (400)
+        ok(c.call("httpput /bkt/empty - 0 0"));
+        Answer empty = c.call("get cuobj /bkt/empty - 16");
+        assertEquals(empty.line(), 200, empty.status());
+        assertEquals(empty.line(), "501", empty.get("x-amz-rdma-reply"));
+        assertRow(c.call("rcsize /bkt/empty 0"), 400, "InvalidRdmaRequest");
+        if (Boolean.getBoolean(BIG_PROPERTY)) {
+            hugeCuObjectTransfers(c);
+        }
+        awaitQuiet();
+        assertEachEndedOnce();
+    }
+
+    private void hugeCuObjectTransfers(RdmaChild c) throws Exception {
+        String want = ok(c.call("put cuobj /bkt/huge - " + HUGE + " 77")).get("crc");
+        assertEquals(want, ok(c.call("httpget /bkt/huge -")).get("bodycrc"));
+        assertEquals(want, ok(c.call("get cuobj /bkt/huge - " + HUGE)).get("crc"));
+    }
+
+    @Test
+    public void rangesPartsAndUploadPartThenCompleteOverHttp() throws Exception {
+        RdmaChild c = child();
+        ensureBucket(c);
+        byte[] object = RdmaClientMain.random(BIG, 30);
+        ok(c.call("httpput /bkt/ranged - " + BIG + " 30"));
+        long from = 8L * MIB - 5;
+        int len = 2 * 8 * MIB + 11; // crosses two chunk boundaries
+        String last = String.valueOf(from + len - 1);
+        String want = crc(Arrays.copyOfRange(object, (int) from, (int) from + len));
+        assertEquals(want, ok(c.call("httpget /bkt/ranged - --range=" + from + "-" + last)).get("bodycrc"));
+        Answer cu = ok(c.call("get cuobj /bkt/ranged - " + len + " --range=" + from + "-" + last));
+        assertEquals(cu.line(), 206, cu.status());
+        assertEquals(cu.line(), "206", cu.get("x-amz-rdma-reply"));
+        assertEquals(cu.line(), "bytes_" + from + "-" + last + "/" + BIG, cu.get("content-range"));
+        assertEquals(want, cu.get("crc"));
+        Answer rc = ok(c.call("get rc /bkt/ranged - " + len + " --offset=" + from));
+        assertEquals(want, rc.get("crc"));
+
+        // UploadPart: part 1 over cuObject, part 2 over RC, Complete over HTTP
+        Answer created = ok(c.call("http POST /bkt/mp uploads -"));
+        Matcher m = Pattern.compile("<UploadId>([^<]+)</UploadId>").matcher(
+                new String(Base64.getDecoder().decode(created.get("text")), StandardCharsets.UTF_8));
+        assertTrue(created.line(), m.find());
+        String upload = m.group(1);
+        int p1 = 5 * MIB + 3;
+        int p2 = 3 * MIB + 7;
+        String e1 = ok(c.call("put cuobj /bkt/mp partNumber=1&uploadId=" + upload + " " + p1 + " 31")).get("etag");
+        String e2 = ok(c.call("put rc /bkt/mp partNumber=2&uploadId=" + upload + " " + p2 + " 32")).get("etag");
+        String xml = "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>\"" + e1
+                + "\"</ETag></Part><Part><PartNumber>2</PartNumber><ETag>\"" + e2 + "\"</ETag></Part></CompleteMultipartUpload>";
+        ok(c.call("http POST /bkt/mp uploadId=" + upload + " "
+                + Base64.getEncoder().encodeToString(xml.getBytes(StandardCharsets.UTF_8))));
+        byte[] whole = new byte[p1 + p2];
+        System.arraycopy(RdmaClientMain.random(p1, 31), 0, whole, 0, p1);
+        System.arraycopy(RdmaClientMain.random(p2, 32), 0, whole, p1, p2);
+        assertEquals(crc(whole), ok(c.call("httpget /bkt/mp -")).get("bodycrc"));
+
+        // GetPart over both protocols: 206 + Content-Range on cuObject, Content-Range in the RC PREPARE answer
+        String part2 = crc(p2, 32);
+        Answer cuPart = ok(c.call("get cuobj /bkt/mp partNumber=2 " + p2));
+        assertEquals(cuPart.line(), 206, cuPart.status());
+        assertEquals(cuPart.line(), "bytes_" + p1 + "-" + (p1 + p2 - 1) + "/" + (p1 + p2), cuPart.get("content-range"));
+        assertEquals(cuPart.line(), "2", cuPart.get("x-amz-mp-parts-count"));
+        assertEquals(part2, cuPart.get("crc"));
+        Answer rcPart = ok(c.call("get rc /bkt/mp partNumber=2 " + p2));
+        assertEquals(rcPart.line(), "bytes_" + p1 + "-" + (p1 + p2 - 1) + "/" + (p1 + p2), rcPart.get("prepareRange"));
+        assertEquals(part2, rcPart.get("crc"));
+        awaitQuiet();
+        assertEachEndedOnce();
+    }
+
+    // ------------------------------------------------------------------ 2. error rows
+
+    /**
+     * In Karaf: memory of another principal's agent named in a request (refused, the memory untouched, nothing
+     * stored), a READY from another principal (404, the session untouched, then the owner's READY works), an unsigned
+     * {@code x-amz-rdma-*} header (403), a malformed token (400 InvalidRDMAToken, no reply header), a size above
+     * 2^31-1 (413). The other rows are the module tests'.
+     */
+    @Test
+    public void errorRows() throws Exception {
+        RdmaChild c = child();
+        ensureBucket(c);
+        ok(c.call("httpput /bkt/e - 4096 40"));
+        String zeros = crc(new byte[4096]);
+
+        // the main principal's request names memory of the other principal's agent (keyed with the other's
+        // secret): the gateway dials it with the main principal's key (shared or derived) and the agent refuses
+        Answer foreignGet = c.call("get cuobj /bkt/e - 4096 --agent=other");
+        assertEquals(foreignGet.line(), "FAIL", foreignGet.kind());
+        assertTrue(foreignGet.line(), foreignGet.status() == 502 || foreignGet.status() == 403);
+        assertEquals("the foreign memory was not written", zeros, foreignGet.get("crc"));
+        Answer foreignPut = c.call("put cuobj /bkt/foreign - 4096 41 --agent=other");
+        assertEquals(foreignPut.line(), "FAIL", foreignPut.kind());
+        assertTrue(foreignPut.line(), foreignPut.status() == 500 || foreignPut.status() == 403);
+        assertEquals("nothing stored", 404, c.call("http HEAD /bkt/foreign - -").status());
+
+        // READY (and CANCEL) from another principal: 404 / 204, the session untouched; the owner's READY works
+        c.send("rcforeign /bkt/e 4096 --other=other");
+        Answer mid = c.await("MID", Duration.ofSeconds(60));
+        assertTrue(mid.line(), mid.get("foreign").contains("status=404") && mid.get("foreign").contains("NoSuchRdmaSession"));
+        assertEquals(mid.line(), "204", mid.get("foreignCancel"));
+        String session = mid.get("session");
+        SessionSnapshot snap = sessions().snapshot().stream().filter(s -> s.sessionId().hex().equals(session))
+                .findFirst().orElseThrow(() -> new AssertionError("the foreign READY/CANCEL ended " + session));
+        assertEquals(SessionState.PREPARED, snap.state());
+        assertTrue(endsOf(session).isEmpty());
+        c.send("go");
+        Answer owner = ok(c.await("OK|FAIL", Duration.ofSeconds(60)));
+        assertEquals(crc(4096, 40), owner.get("crc"));
+        assertEquals(TerminalReason.COMPLETED, awaitEnd(session).reason());
+
+        Answer unsigned = c.call("unsigned /bkt/e 4096");
+        assertRow(unsigned, 403, "AccessDenied");
+        assertEquals(zeros, unsigned.get("crc"));
+        Answer bad = c.call("badtoken /bkt/e");
+        assertRow(bad, 400, "InvalidRDMAToken");
+        assertNull(bad.line(), bad.get("x-amz-rdma-reply"));
+        assertRow(c.call("rcsize /bkt/e " + (1L << 31)), 413, "EntityTooLarge");
+        awaitQuiet();
+        assertEachEndedOnce();
+    }
+
+    // ------------------------------------------------------------------ 3. the client killed mid-transfer
+
+    /**
+     * SIGKILL of the client JVM in the middle of a 64 MiB GET and PUT on both protocols ({@code --slow} makes the
+     * child freeze itself mid-transfer, so the kill lands there every time): staging back to zero, no session left,
+     * each RC session ended exactly once and not as completed, the cuObject request answered once as an error, a
+     * killed PUT of a new key leaves no object, a killed overwrite leaves the old bytes.
+     */
+    @Test
+    public void clientKilledMidGetAndMidPut() throws Exception {
+        int kills = Integer.getInteger(KILLS_PROPERTY, 2);
+        RdmaChild auditor = child();
+        ensureBucket(auditor);
+        ok(auditor.call("httpput /bkt/big - " + BIG + " 50"));
+        ok(auditor.call("httpput /bkt/keep - 4096 51"));
+        String keep = crc(4096, 51);
+        TelemetryView counters = waitForService(TelemetryView.class, null);
+        for (String proto : new String[] {"cuobj", "rc"}) {
+            for (int i = 0; i < kills; i++) {
+                killMidGet(proto, counters);
+                boolean overwrite = i % 2 == 1;
+                String key = overwrite ? "keep" : "killed-" + proto + "-" + i;
+                killMidPut(proto, key, counters);
+                Answer after = auditor.call("httpget /bkt/" + key + " -");
+                if (overwrite) {
+                    assertEquals("the overwritten key keeps its old bytes", keep, after.get("bodycrc"));
+                } else {
+                    assertEquals("no partial object: " + after.line(), 404, after.status());
+                }
+            }
+        }
+        // the gateway still serves after all that
+        assertEquals(crc(BIG, 50), ok(auditor.call("get rc /bkt/big - " + BIG)).get("crc"));
+        assertEquals(crc(BIG, 50), ok(auditor.call("get cuobj /bkt/big - " + BIG)).get("crc"));
+        awaitQuiet();
+        assertEachEndedOnce();
+    }
+
+    private void killMidGet(String proto, TelemetryView counters) throws Exception {
+        long errors = counters.value(Counter.CUOBJ_ERRORS);
+        RdmaChild victim = child();
+        long lent = pool().stats().borrowed();
+        victim.send("get " + proto + " /bkt/big - " + BIG + " --slow --warm=/bkt/keep");
+        Answer started = victim.await("STARTED", Duration.ofSeconds(60));
+        awaitInFlight(proto, started, lent);
+        victim.kill();
+        auditKilled(proto, started, errors, counters);
+    }
+
+    private void killMidPut(String proto, String key, TelemetryView counters) throws Exception {
+        long errors = counters.value(Counter.CUOBJ_ERRORS);
+        RdmaChild victim = child();
+        long lent = pool().stats().borrowed();
+        victim.send("put " + proto + " /bkt/" + key + " - " + BIG + " 52 --slow --warm=/bkt/keep");
+        Answer started = victim.await("STARTED", Duration.ofSeconds(60));
+        awaitInFlight(proto, started, lent);
+        victim.kill();
+        auditKilled(proto, started, errors, counters);
+    }
+
+    /**
+     * The gateway shows the frozen child's transfer in flight: an RC session claimed by its READY (the data phase
+     * runs), or for cuObject the request's staging buffers lent. The frozen client cannot let it finish.
+     */
+    private void awaitInFlight(String proto, Answer started, long lentBefore) throws InterruptedException {
+        if (proto.equals("rc")) {
+            String session = started.get("session");
+            // claimed (TRANSFERRING), or already ended (auditKilled then checks it did not complete)
+            try {
+                await("READY claimed " + session, AUDIT, () -> !endsOf(session).isEmpty() || sessions().snapshot()
+                        .stream().anyMatch(s -> s.sessionId().hex().equals(session) && s.state() != SessionState.PREPARED));
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + "; sessions " + sessions().snapshot() + "; " + started.line(), e);
+            }
+        } else {
+            await("the cuObject request borrowed its staging", AUDIT, () -> pool().stats().borrowed() > lentBefore);
+        }
+    }
+
+    private void auditKilled(String proto, Answer started, long errorsBefore, TelemetryView counters)
+            throws InterruptedException {
+        awaitQuiet();
+        if (proto.equals("rc")) {
+            String line = started.line();
+            Matcher m = Pattern.compile("([0-9a-f]{32})").matcher(line);
+            assertTrue(line, m.find());
+            TerminalEvent end = awaitEnd(m.group(1));
+            assertNotEquals("killed mid-transfer, not completed: " + end, TerminalReason.COMPLETED, end.reason());
+        } else {
+            // the facade ended the killed request once, with an error (the HTTP answer goes into the void)
+            await("the killed cuObject request counted as one facade error", AUDIT,
+                    () -> counters.value(Counter.CUOBJ_ERRORS) == errorsBefore + 1);
+        }
+        assertEachEndedOnce();
+    }
+
+    // ------------------------------------------------------------------ 4. the transport goes mid-transfer
+
+    /**
+     * Stops the TCP transport bundle while a 64 MiB cuObject GET runs and an RC PUT is mid-data-phase (each child
+     * frozen mid-transfer): both fail with 502 once their child runs on, the RC session ends exactly once, staging
+     * is back to zero, nothing is committed; with the bundle started again a new transfer on each protocol succeeds.
+     * The RC GET variant is {@link #transportRemovedMidRcGet}.
+     */
+    @Test
+    public void transportRemovedMidTransfer() throws Exception {
+        RdmaChild auditor = child();
+        ensureBucket(auditor);
+        ok(auditor.call("httpput /bkt/tbig - " + BIG + " 60"));
+        ok(auditor.call("httpput /bkt/tsmall - 4096 62"));
+        RdmaChild cuGet = child();
+        long lent = pool().stats().borrowed();
+        cuGet.send("get cuobj /bkt/tbig - " + BIG + " --slow --warm=/bkt/tsmall");
+        awaitInFlight("cuobj", cuGet.await("STARTED", Duration.ofSeconds(60)), lent);
+        RdmaChild rcPut = child();
+        rcPut.send("put rc /bkt/tput - " + BIG + " 61 --slow");
+        Answer putStarted = rcPut.await("STARTED", Duration.ofSeconds(60));
+        String putSession = putStarted.get("session");
+        awaitInFlight("rc", putStarted, 0);
+
+        Bundle tcp = Arrays.stream(bundleContext.getBundles())
+                .filter(b -> "objrdma-transport-tcp".equals(b.getSymbolicName())).findFirst().orElseThrow();
+        tcp.stop();
+        try {
+            cuGet.resume();
+            Answer b = cuGet.await("OK|FAIL", AUDIT);
+            assertEquals(b.line(), 502, b.status());
+            Answer p = rcPut.await("OK|FAIL", AUDIT);
+            assertEquals(p.line(), 502, p.status());
+            assertNotEquals(TerminalReason.COMPLETED, awaitEnd(putSession).reason());
+            await("staging lent 0 without the transport", AUDIT, () -> {
+                StagingPool pool = bundleContext.getServiceReference(StagingPool.class) == null ? null : pool();
+                return pool == null || pool.stats().borrowed() == 0;
+            });
+        } finally {
+            tcp.start();
+        }
+        waitForService(Transport.class, "(objrdma.transport.name=tcp)");
+        awaitGatewayServesRdma(auditor);
+        assertEquals("nothing committed", 404, auditor.call("httpget /bkt/tput -").status());
+        awaitQuiet();
+        assertEachEndedOnce();
+    }
+
+    /** {@link #transportRemovedMidTransfer} for an RC GET in its data phase (the client frozen after its READY). */
+    @Test
+    public void transportRemovedMidRcGet() throws Exception {
+        RdmaChild auditor = child();
+        ensureBucket(auditor);
+        ok(auditor.call("httpput /bkt/tbig - " + BIG + " 60"));
+        RdmaChild rcGet = child();
+        rcGet.send("get rc /bkt/tbig - " + BIG + " --slow");
+        Answer started = rcGet.await("STARTED", Duration.ofSeconds(60));
+        awaitInFlight("rc", started, 0);
+        Bundle tcp = Arrays.stream(bundleContext.getBundles())
+                .filter(b -> "objrdma-transport-tcp".equals(b.getSymbolicName())).findFirst().orElseThrow();
+        tcp.stop();
+        try {
+            rcGet.resume();
+            Answer a = rcGet.await("OK|FAIL", AUDIT);
+            assertEquals(a.line(), 502, a.status());
+            assertNotEquals(TerminalReason.COMPLETED, awaitEnd(started.get("session")).reason());
+        } finally {
+            tcp.start();
+        }
+        awaitGatewayServesRdma(auditor);
+        awaitQuiet();
+        assertEachEndedOnce();
+    }
+
+    /** After the transport came back: the services rebind; a new transfer on each protocol succeeds. */
+    private void awaitGatewayServesRdma(RdmaChild c) throws Exception {
+        waitForService(SessionManager.class, null);
+        waitForService(CuObjServer.class, null);
+        String want = crc(BIG, 60);
+        long deadline = System.nanoTime() + AUDIT.toNanos();
+        Answer rc;
+        Answer cu;
+        do {
+            rc = c.call("get rc /bkt/tbig - " + BIG);
+            cu = c.call("get cuobj /bkt/tbig - " + BIG);
+            if (rc.kind().equals("OK") && "200".equals(cu.get("x-amz-rdma-reply"))) {
+                break;
+            }
+            Thread.sleep(200); // the optional references of the gateway rebind a moment after the services return
+        } while (System.nanoTime() < deadline);
+        assertEquals(rc.line(), want, ok(rc).get("crc"));
+        assertEquals(cu.line(), want, ok(cu).get("crc"));
+        assertEquals(cu.line(), "200", cu.get("x-amz-rdma-reply"));
+    }
+}

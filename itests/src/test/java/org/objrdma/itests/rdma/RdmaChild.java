@@ -1,0 +1,153 @@
+package org.objrdma.itests.rdma;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The test's side of one {@link RdmaClientMain} JVM: started with the test class path the driver handed over in
+ * {@link #CLASSPATH_PROPERTY}, one command per {@link #call}, its answer parsed into key/value pairs. Its stderr (the
+ * SLF4J log) goes to a file beside the Karaf home's log.
+ */
+public final class RdmaChild implements AutoCloseable {
+
+    /** System property inside the container: the class path of the failsafe JVM, which holds the client's jars. */
+    public static final String CLASSPATH_PROPERTY = "objrdma.it.client.classpath";
+    private static final Duration ANSWER_TIMEOUT = Duration.ofMinutes(2);
+    private static final String EOF = "\u0000eof";
+
+    /** An answer line: OK / FAIL / STARTED / MID and its {@code key=value} fields. */
+    public record Answer(String kind, Map<String, String> fields, String line) {
+        public String get(String key) {
+            return fields.get(key);
+        }
+
+        public int status() {
+            return Integer.parseInt(fields.getOrDefault("status", "-1"));
+        }
+    }
+
+    private final Process process;
+    private final PrintStream stdin;
+    private final LinkedBlockingQueue<String> lines = new LinkedBlockingQueue<>();
+
+    private RdmaChild(Process process) {
+        this.process = process;
+        this.stdin = new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);
+        Thread.ofPlatform().daemon().name("rdma-child-" + process.pid()).start(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                for (String l; (l = r.readLine()) != null; ) {
+                    lines.add(l);
+                }
+            } catch (IOException gone) {
+                // the child died: EOF below
+            }
+            lines.add(EOF);
+        });
+    }
+
+    /** Starts a client JVM talking to the gateway on {@code port} as {@code accessKey}. */
+    public static RdmaChild start(int port, String accessKey, String secret, File log, String maxHeap)
+            throws Exception {
+        String cp = System.getProperty(CLASSPATH_PROPERTY);
+        if (cp == null || cp.isEmpty()) {
+            throw new IllegalStateException(CLASSPATH_PROPERTY + " is not set (the IT's configuration passes it)");
+        }
+        String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx" + maxHeap, "--enable-native-access=ALL-UNNAMED",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", cp, RdmaClientMain.class.getName(),
+                "127.0.0.1", String.valueOf(port), accessKey, secret)
+                .redirectError(ProcessBuilder.Redirect.appendTo(log));
+        RdmaChild child = new RdmaChild(pb.start());
+        child.await("HELLO", Duration.ofSeconds(60));
+        return child;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    /** Sends {@code command} and returns its OK / FAIL answer. */
+    public Answer call(String command) throws InterruptedException {
+        send(command);
+        return await("OK|FAIL", ANSWER_TIMEOUT);
+    }
+
+    public void send(String command) {
+        stdin.println(command);
+    }
+
+    /** The next line whose first word matches {@code kinds} (a regex), skipping others; fails at EOF or timeout. */
+    public Answer await(String kinds, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<String> skipped = new ArrayList<>();
+        while (true) {
+            String line = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (line == null || line.equals(EOF)) {
+                throw new AssertionError((line == null ? "no " + kinds + " line within " + timeout
+                        : "the client JVM ended (exit " + exitValue() + ")") + "; skipped: " + skipped);
+            }
+            String kind = line.split(" ", 2)[0];
+            if (kind.matches(kinds)) {
+                Map<String, String> fields = new HashMap<>();
+                for (String word : line.split(" ")) {
+                    int eq = word.indexOf('=');
+                    if (eq > 0) {
+                        fields.put(word.substring(0, eq), word.substring(eq + 1));
+                    }
+                }
+                return new Answer(kind, fields, line);
+            }
+            if (kind.equals("FAIL")) {
+                throw new AssertionError("waiting for " + kinds + ", the client answered: " + line);
+            }
+            skipped.add(line);
+        }
+    }
+
+    private String exitValue() {
+        try {
+            return String.valueOf(process.waitFor(5, TimeUnit.SECONDS) ? process.exitValue() : "still running");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "?";
+        }
+    }
+
+    /** SIGKILL, as a crash: no shutdown hooks, the kernel closes its sockets. Returns once it is gone. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            throw new AssertionError("the client JVM " + process.pid() + " did not die");
+        }
+    }
+
+    /** SIGCONT: a JVM that stopped itself ({@code --slow}) runs on. */
+    public void resume() throws Exception {
+        Process kill = new ProcessBuilder("kill", "-CONT", String.valueOf(process.pid())).inheritIO().start();
+        if (!kill.waitFor(30, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new AssertionError("kill -CONT " + process.pid() + " failed");
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            stdin.close();
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                kill();
+            }
+        }
+    }
+}
