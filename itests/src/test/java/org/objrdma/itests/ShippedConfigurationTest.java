@@ -117,9 +117,9 @@ class ShippedConfigurationTest {
             Map<String, String> targets = commentedTargets(cfg);
             assertTrue(p.stringPropertyNames().stream().noneMatch(k -> k.endsWith(".target")),
                     cfg + ": a target override must be shipped commented out, or it pins the reference");
-            TreeSet<String> shipped = new TreeSet<>(p.stringPropertyNames());
-            shipped.addAll(targets.keySet());
-            assertEquals(new TreeSet<>(pid.getValue().keySet()), shipped, cfg + ": properties against the metatype");
+            TreeSet<String> inFile = new TreeSet<>(p.stringPropertyNames());
+            inFile.addAll(targets.keySet());
+            assertEquals(new TreeSet<>(pid.getValue().keySet()), inFile, cfg + ": properties against the metatype");
             pid.getValue().forEach((property, defaultValue) -> assertEquals(defaultValue,
                     property.endsWith(".target") ? targets.get(property) : p.getProperty(property),
                     cfg + ": " + property + " must be its metatype default"));
