@@ -10,19 +10,14 @@ import org.objrdma.api.staging.StagingStats;
 import org.objrdma.api.staging.StagingStatus;
 import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.api.transport.Transport;
-import org.osgi.framework.Bundle;
-import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
-import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.component.annotations.ReferencePolicyOption;
-import org.osgi.service.component.runtime.ServiceComponentRuntime;
-import org.osgi.service.component.runtime.dto.ComponentDescriptionDTO;
 import org.osgi.service.metatype.annotations.Designate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,78 +28,23 @@ import org.slf4j.LoggerFactory;
  * best ranked, where borrows that name no transport register) and {@code liveTransport} (every transport
  * service, only to learn when one goes away). A better transport arriving changes only the preference;
  * a transport's leases and idle buffers stay valid until that transport's service is gone. A
- * configuration change is checked first ({@link #modified}): a bad value is refused and changes nothing; a
- * valid one restarts the pool: the old one closes as {@link BufferPool#shutdown()} describes.
+ * configuration change restarts the pool: the old one closes as {@link BufferPool#shutdown()} describes.
  */
 // immediate: a delayed component is disposed when its last user ungets it, which would close the pool
 // under leases still out; and a bad configuration should fail at once, not at the first borrow
-@Component(name = StagingPoolComponent.NAME, service = StagingPool.class, immediate = true,
+@Component(name = "org.objrdma.staging", service = StagingPool.class, immediate = true,
         configurationPolicy = ConfigurationPolicy.OPTIONAL)
 @Designate(ocd = StagingPoolConfig.class)
 public final class StagingPoolComponent implements StagingPool {
 
     private static final Logger LOG = LoggerFactory.getLogger(StagingPoolComponent.class);
-    /** Component name and configuration PID. */
-    static final String NAME = "org.objrdma.staging";
 
     private volatile Telemetry telemetry = Telemetry.NOOP;
     /** Guarded by this: the preferred transport, handed to the pool when it exists. */
     private Transport transport;
     private volatile BufferPool pool;
 
-    /** SCR's runtime, to restart this component after a valid configuration change (see {@link #modified}). */
-    @Reference
-    private ServiceComponentRuntime runtime;
-    private Bundle bundle;
-    /** The settings part of the configuration the pool runs with (see {@link #settingsText}). */
-    private String activeSettings;
-
     @Activate
-    void activateComponent(StagingPoolConfig config, BundleContext context) {
-        bundle = context.getBundle();
-        activate(config);
-        activeSettings = settingsText(config);
-    }
-
-    /**
-     * A configuration change on the running pool. A bad value is refused with one ERROR line naming the
-     * property, and the pool goes on with its settings. A change of {@code transport.target} alone needs
-     * nothing here (DS rebinds the dynamic reference). Any other valid change restarts the component, with
-     * one INFO line saying why: the size classes and limits are fixed for the life of a pool, and only a
-     * restart tells the session manager that the leases it holds are gone.
-     */
-    @Modified
-    void modified(StagingPoolConfig config) {
-        try {
-            StagingSettings.from(config);
-        } catch (IllegalArgumentException refused) {
-            LOG.error("Configuration of {} refused, the staging pool keeps its previous settings: {}", NAME,
-                    refused.getMessage());
-            return;
-        }
-        ServiceComponentRuntime scr = runtime;
-        if (settingsText(config).equals(activeSettings) || scr == null) {
-            return;
-        }
-        LOG.info("Configuration of {} changed: the staging pool restarts to apply it (size classes and limits are"
-                + " fixed for the life of a pool; its leases end)", NAME);
-        // disable, and only once that is done enable again: the new activation reads the new configuration
-        ComponentDescriptionDTO self = scr.getComponentDescriptionDTO(bundle, NAME);
-        scr.disableComponent(self).onResolve(() -> scr.enableComponent(self));
-    }
-
-    /** Every setting of {@code config}, as text, without {@code transport.target} (which DS applies itself). */
-    static String settingsText(StagingPoolConfig c) {
-        return String.join("|", String.valueOf(c.min_buffer_size()), String.valueOf(c.max_buffer_size()),
-                String.valueOf(c.max_total_bytes()), String.valueOf(c.max_bytes_per_principal()),
-                String.valueOf(c.max_buffers_per_class()), String.valueOf(c.max_buffers_per_principal_per_class()),
-                String.valueOf(c.idle_per_class()), String.valueOf(c.idle_timeout()), String.valueOf(c.borrow_wait()),
-                String.valueOf(c.lease_deadline()), String.valueOf(c.lease_check_period()),
-                String.valueOf(c.lease_trackStacks()), String.valueOf(c.shutdown_timeout()),
-                String.valueOf(c.scrub_on_return()));
-    }
-
-    /** Activation without DS (the unit tests): no restart on a changed configuration. */
     void activate(StagingPoolConfig config) {
         // throws IllegalArgumentException naming the bad property: DS then records the failed activation
         StagingSettings settings = StagingSettings.from(config);
