@@ -59,19 +59,32 @@ public abstract class ObjRdmaTestSupport {
 
     /** The options every test class starts from; subclasses add their own with {@link #options(Option...)}. */
     protected Option[] baseOptions() {
-        String karafVersion = System.getProperty("karaf.version", "4.4.10");
-        String distribution = System.getProperty("objrdma.distribution");
-        if (distribution == null || !new File(distribution).isFile()) {
-            throw new IllegalStateException("objrdma.distribution must name the built distribution tar.gz, was "
-                    + distribution + " (build karaf-distribution first)");
+        return baseOptions(requiredFile("objrdma.distribution", "the built distribution tar.gz (build karaf-distribution first)"),
+                "objrdma");
+    }
+
+    /** The file a failsafe system property names, or an exception saying what it should be. */
+    protected static File requiredFile(String property, String what) {
+        String path = System.getProperty(property);
+        if (path == null || !new File(path).isFile()) {
+            throw new IllegalStateException(property + " must name " + what + ", was " + path);
         }
+        return new File(path);
+    }
+
+    /**
+     * The options that boot the Karaf distribution archive {@code distribution} on JDK 25: ours, or a stock
+     * Karaf to which the caller adds the JDK 25 agent as {@code lib/agent/objrdma-karaf-jdk25-agent.jar}.
+     */
+    protected Option[] baseOptions(File distribution, String name) {
+        String karafVersion = System.getProperty("karaf.version", "4.4.10");
         String repo = System.getProperty("maven.repo.local", System.getProperty("user.home") + "/.m2/repository");
         int sshPort = freePort();
         List<Option> o = new ArrayList<>(List.of(
                 karafDistributionConfiguration()
-                        .frameworkUrl(new File(distribution).toURI().toString())
+                        .frameworkUrl(distribution.toURI().toString())
                         .karafVersion(karafVersion)
-                        .name("objrdma")
+                        .name(name)
                         .unpackDirectory(new File("target/exam"))
                         .useDeployFolder(false),
                 logLevel(LogLevel.INFO),
@@ -283,6 +296,20 @@ public abstract class ObjRdmaTestSupport {
             return AccessController.doPrivileged(action, acc);
         } catch (PrivilegedActionException e) {
             throw e.getException();
+        }
+    }
+
+    /**
+     * Inside the container: true once a line of {@code data/log/karaf.log} holds every one of {@code parts}
+     * (read as ISO-8859-1, so any byte decodes; the parts are ASCII).
+     */
+    protected static boolean logHasLine(String... parts) {
+        File log = new File(System.getProperty("karaf.data"), "log/karaf.log");
+        try (java.util.stream.Stream<String> lines = java.nio.file.Files.lines(log.toPath(),
+                StandardCharsets.ISO_8859_1)) {
+            return lines.anyMatch(l -> java.util.Arrays.stream(parts).allMatch(l::contains));
+        } catch (java.io.IOException | java.io.UncheckedIOException notYet) {
+            return false;
         }
     }
 

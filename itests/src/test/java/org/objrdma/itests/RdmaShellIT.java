@@ -455,4 +455,45 @@ public class RdmaShellIT extends ObjRdmaTestSupport {
             }
         });
     }
+
+    /**
+     * The staging pool's default etc file, shipped by its feature, holds every property its metatype
+     * declares, and Karaf's config:meta and config:property-list show each of them for the PID.
+     */
+    @Test
+    public void theShippedStagingCfgAndItsMetatypeShowEveryProperty() throws Exception {
+        String pid = "org.objrdma.staging";
+        java.io.File cfg = new java.io.File(System.getProperty("karaf.etc"), pid + ".cfg");
+        assertTrue(cfg + " shipped by feature objrdma-staging", cfg.isFile());
+        java.util.Properties shipped = new java.util.Properties();
+        try (java.io.Reader r = java.nio.file.Files.newBufferedReader(cfg.toPath())) {
+            shipped.load(r);
+        }
+        org.osgi.framework.Bundle staging = objrdmaBundles().stream()
+                .filter(b -> b.getSymbolicName().equals("objrdma-staging")).findFirst().orElseThrow();
+        org.osgi.service.metatype.MetaTypeService metatype =
+                waitForService(org.osgi.service.metatype.MetaTypeService.class, null);
+        org.osgi.service.metatype.ObjectClassDefinition ocd =
+                metatype.getMetaTypeInformation(staging).getObjectClassDefinition(pid, null);
+        java.util.Set<String> declared = new java.util.TreeSet<>();
+        for (org.osgi.service.metatype.AttributeDefinition ad
+                : ocd.getAttributeDefinitions(org.osgi.service.metatype.ObjectClassDefinition.ALL)) {
+            declared.add(ad.getID());
+        }
+        // every property set, except the target override, which is there commented out (not pinned)
+        java.util.Set<String> set = new java.util.TreeSet<>(declared);
+        set.remove("transport.target");
+        assertEquals(set, new java.util.TreeSet<>(shipped.stringPropertyNames()));
+        assertTrue(java.nio.file.Files.readString(cfg.toPath()).contains("\n#transport.target = "));
+        String meta = executeCommand("config:meta " + pid);
+        // Config Admin holds the file's values (fileinstall read it); property-list prints "key = value"
+        String listed = executeCommand("config:property-list --pid " + pid);
+        for (String property : declared) {
+            assertTrue(property + " in config:meta\n" + meta, meta.contains(property));
+        }
+        for (String property : set) {
+            assertTrue(property + " in config:property-list\n" + listed,
+                    listed.contains(property + " = " + shipped.getProperty(property)));
+        }
+    }
 }

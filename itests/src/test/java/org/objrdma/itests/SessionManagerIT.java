@@ -19,7 +19,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.inject.Inject;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.objrdma.api.PrincipalId;
@@ -64,15 +63,13 @@ import org.osgi.framework.Constants;
 import org.osgi.framework.ServiceReference;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.cm.ConfigurationAdmin;
-import org.osgi.service.component.runtime.ServiceComponentRuntime;
-import org.osgi.service.component.runtime.dto.ComponentConfigurationDTO;
-import org.osgi.service.component.runtime.dto.ComponentDescriptionDTO;
 
 /**
  * The session manager inside Karaf: served with its documented limits, GET and PUT end to end through the
  * installed TCP transport and staging pool (the test plays the client on the same transport), terminal
  * events reach whiteboard listeners exactly once, counters reach telemetry, a transport that goes away
- * ends its sessions with a wire failure, and a bad configuration fails activation naming the property.
+ * ends its sessions with a wire failure, a bad configuration change is refused naming the property, and a
+ * valid one restarts the session core.
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
@@ -86,9 +83,6 @@ public class SessionManagerIT extends ObjRdmaTestSupport {
     /** A client endpoint for sessions that never reach READY (a PREPARE without one is refused with ARG). */
     private static final EndpointInfo NEVER_DIALED = new EndpointInfo.Tcp(
             new java.net.InetSocketAddress("127.0.0.1", 9), 0, new byte[16]);
-
-    @Inject
-    ServiceComponentRuntime scr;
 
     /** The client endpoints of these tests are on loopback, which PREPARE's address policy refuses by default. */
     private static final String LOOPBACK = "127.0.0.0/8,::1";
@@ -275,14 +269,22 @@ public class SessionManagerIT extends ObjRdmaTestSupport {
     }
 
     @Test
-    public void aBadAllowListFailsActivationNamingTheProperty() throws Exception {
-        waitForService(SessionManager.class, null);
+    public void aBadAllowListIsRefusedNamingThePropertyAndTheManagerKeepsItsSettings() throws Exception {
+        SessionManager sessions = waitForService(SessionManager.class, null);
+        ServiceReference<SessionManager> before = bundleContext.getServiceReference(SessionManager.class);
         try {
             Hashtable<String, Object> bad = new Hashtable<>();
             bad.put("allow.addresses", "127.0.0.0/8,localhost");
             withConfigAdmin(ca -> ca.getConfiguration(PID, "?").update(bad));
-            await("the session component fails activation", SERVICE_TIMEOUT,
-                    () -> failure().map(f -> f.contains("allow.addresses")).orElse(false));
+            await("the refusal naming allow.addresses in karaf.log", SERVICE_TIMEOUT,
+                    () -> logHasLine("org.objrdma.session refused", "allow.addresses", "localhost"));
+            assertEquals("the same registration", before.getProperty(Constants.SERVICE_ID),
+                    bundleContext.getServiceReference(SessionManager.class).getProperty(Constants.SERVICE_ID));
+            // the running allow list still admits loopback client endpoints
+            SessionResult<PrepareResponse> p = sessions.prepare(new PrepareRequest(ALICE, Op.GET, "/it/refused", 0,
+                    4096, 1, COOKIE, NEVER_DIALED, null));
+            assertTrue(String.valueOf(p.status()), p.isOk());
+            sessions.cancel(p.value().sessionId(), ALICE);
         } finally {
             Hashtable<String, Object> good = new Hashtable<>();
             good.put("allow.addresses", LOOPBACK);
@@ -292,25 +294,35 @@ public class SessionManagerIT extends ObjRdmaTestSupport {
     }
 
     @Test
-    public void aBadConfigurationFailsActivationNamingTheProperty() throws Exception {
-        waitForService(SessionManager.class, null);
+    public void aBadLimitIsRefusedNamingThePropertyAndAValidOneRestartsTheCore() throws Exception {
+        SessionManager sessions = waitForService(SessionManager.class, null);
         try {
             Hashtable<String, Object> bad = new Hashtable<>();
+            bad.put("allow.addresses", LOOPBACK);
             bad.put("max.sessions", 10L);
             bad.put("max.user.sessions", 11L);
             withConfigAdmin(ca -> ca.getConfiguration(PID, "?").update(bad));
-            await("the session component fails activation", SERVICE_TIMEOUT,
-                    () -> failure().map(f -> f.contains("max.user.sessions")).orElse(false));
+            await("the refusal naming max.user.sessions in karaf.log", SERVICE_TIMEOUT,
+                    () -> logHasLine("org.objrdma.session refused", "max.user.sessions"));
+            assertEquals(1024, sessions.limits().maxSessions());
+
+            Hashtable<String, Object> smaller = new Hashtable<>();
+            smaller.put("allow.addresses", LOOPBACK);
+            smaller.put("max.sessions", 512L);
+            withConfigAdmin(ca -> ca.getConfiguration(PID, "?").update(smaller));
+            // the same service, a new core with the new limits
+            await("the session manager restarted with max.sessions 512", SERVICE_TIMEOUT,
+                    () -> sessions.limits().maxSessions() == 512);
+            assertTrue(logHasLine("org.objrdma.session changed", "restarts its core to apply it"));
         } finally {
             Hashtable<String, Object> good = new Hashtable<>();
             good.put("allow.addresses", LOOPBACK);
             withConfigAdmin(ca -> ca.getConfiguration(PID, "?").update(good));
         }
-        SessionManager back = waitForService(SessionManager.class, null);
-        await("the component is active again", SERVICE_TIMEOUT, () -> {
+        await("the component is active again with the defaults", SERVICE_TIMEOUT, () -> {
             try {
-                return back.limits().maxSessions() == 1024;
-            } catch (RuntimeException e) {
+                return waitForService(SessionManager.class, null).limits().maxSessions() == 1024;
+            } catch (RuntimeException | AssertionError restarting) {
                 return false;
             }
         });
@@ -330,19 +342,6 @@ public class SessionManagerIT extends ObjRdmaTestSupport {
         } finally {
             bundleContext.ungetService(ref);
         }
-    }
-
-    private Optional<String> failure() {
-        for (ComponentDescriptionDTO d : scr.getComponentDescriptionDTOs()) {
-            if (PID.equals(d.name)) {
-                for (ComponentConfigurationDTO c : scr.getComponentConfigurationDTOs(d)) {
-                    if (c.state == ComponentConfigurationDTO.FAILED_ACTIVATION && c.failure != null) {
-                        return Optional.of(c.failure);
-                    }
-                }
-            }
-        }
-        return Optional.empty();
     }
 
     /**

@@ -24,6 +24,7 @@ import org.objrdma.api.transport.Transport;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
@@ -42,13 +43,16 @@ import org.slf4j.LoggerFactory;
  * is really gone do the sessions on it end with a wire failure. {@link Telemetry} is optional; every
  * {@link SessionTerminalListener} service is told about every session that ends.
  *
- * <p>A configuration change re-activates the component: the old core shuts down (bounded by
- * {@code shutdown.timeout.ms}) and a new one starts.
+ * <p>A configuration change is checked first ({@link #modified}): a bad value is refused and changes nothing;
+ * a valid one restarts the component: the old core shuts down (bounded by {@code shutdown.timeout.ms}) and a
+ * new one starts.
  */
-@Component(name = "org.objrdma.session", service = SessionManager.class, immediate = true)
+@Component(name = SessionManagerComponent.NAME, service = SessionManager.class, immediate = true)
 @Designate(ocd = SessionConfiguration.class)
 public final class SessionManagerComponent implements SessionManager {
     private static final Logger LOG = LoggerFactory.getLogger(SessionManagerComponent.class);
+    /** Component name and configuration PID. */
+    static final String NAME = "org.objrdma.session";
 
     // what DS bound; kept here because DS binds before activate and the core exists only from activate
     private Transport transport;
@@ -57,10 +61,14 @@ public final class SessionManagerComponent implements SessionManager {
     private final List<SessionTerminalListener> listeners = new ArrayList<>();
     private volatile SessionCore core;
 
+    /** The settings part of the configuration the core runs with (see {@link #settingsText}). */
+    private String activeSettings;
+
     @Activate
     void activate(SessionConfiguration config) {
         SessionSettings settings = settingsFrom(config);
         NodeFleet fleet = NodeFleet.parse(config.node_id(), config.nodes());
+        activeSettings = settingsText(config);
         SessionCore created = new SessionCore(settings, MonotonicClock.system(), RandomSource.secure());
         created.useFleet(fleet);
         synchronized (this) {
@@ -78,9 +86,53 @@ public final class SessionManagerComponent implements SessionManager {
                 settings.leaseTimeoutMs(), settings.reaperPeriodMs(), transport == null ? "none" : transport.name(), fleet);
     }
 
+    /**
+     * A configuration change on the running component. A bad value is refused with one ERROR line naming the
+     * property, and the core goes on with its settings. A change of {@code transport.target} alone needs
+     * nothing here (DS rebinds the dynamic reference). Any other valid change restarts the core, with one
+     * INFO line saying why: the limits and deadlines are fixed for the life of a core. The new core takes
+     * every call at once; the old one shuts down as at a deactivation (its sessions end). The service
+     * registration stays, so its users (the S3 gateway, the MBeans) keep their reference.
+     */
+    @Modified
+    void modified(SessionConfiguration config) {
+        try {
+            settingsFrom(config);
+            NodeFleet.parse(config.node_id(), config.nodes());
+        } catch (IllegalArgumentException refused) {
+            LOG.error("Configuration of {} refused, the session manager keeps its previous settings: {}", NAME,
+                    refused.getMessage());
+            return;
+        }
+        if (settingsText(config).equals(activeSettings)) {
+            return;
+        }
+        LOG.info("Configuration of {} changed: the session manager restarts its core to apply it (limits and"
+                + " deadlines are fixed for the life of a core; its live sessions end)", NAME);
+        SessionCore old = core;
+        activate(config); // the new core takes every new call from here on
+        shutdown(old);
+    }
+
+    /** Every setting of {@code config}, as text, without {@code transport.target} (which DS applies itself). */
+    static String settingsText(SessionConfiguration config) {
+        return String.join("|", String.valueOf(config.max_sessions()), String.valueOf(config.max_user_sessions()),
+                String.valueOf(config.max_staging_bytes()), String.valueOf(config.max_user_staging_bytes()),
+                String.valueOf(config.max_qps()), String.valueOf(config.max_user_qps()),
+                String.valueOf(config.prep_timeout_ms()), String.valueOf(config.exec_timeout_ms()),
+                String.valueOf(config.max_ready_slots()), String.valueOf(config.max_stage_slots()),
+                String.valueOf(config.reaper_period_ms()), String.valueOf(config.lease_timeout_ms()),
+                String.valueOf(config.shutdown_timeout_ms()), config.dev_name(),
+                String.valueOf(config.control_plane_only()), config.allow_addresses(), config.node_id(),
+                config.nodes());
+    }
+
     @Deactivate
     void deactivate() {
-        SessionCore c = core;
+        shutdown(core);
+    }
+
+    private static void shutdown(SessionCore c) {
         if (c == null) {
             return;
         }

@@ -24,6 +24,7 @@ import org.objrdma.api.session.SessionResult;
 import org.objrdma.api.session.SessionState;
 import org.objrdma.api.session.TerminalEvent;
 import org.objrdma.api.session.TerminalReason;
+import org.objrdma.api.telemetry.Counter;
 import org.objrdma.api.transport.BatchResult;
 import org.objrdma.api.transport.ChannelState;
 import org.objrdma.api.transport.Completion;
@@ -213,6 +214,9 @@ class DataPhaseTest {
             assertArrayEquals(object, client.memory.toArray(ValueLayout.JAVA_BYTE));
             assertEquals(RcStatus.OK, h.core.finishFinal(id));
             assertEquals(Optional.of(ReadyOutcome.OK), h.events.only(id).lastOutcome());
+            assertEquals(1, h.telemetry.value(Counter.SESSIONS_READY_BUSY), "the Busy READY is counted");
+            assertEquals(1, h.telemetry.value(Counter.SESSIONS_READY_OK), "so is the one that moved the bytes");
+            assertEquals(0, h.telemetry.value(Counter.SESSIONS_READY_FAILED));
             h.assertQuiescent();
         }
     }
@@ -244,6 +248,8 @@ class DataPhaseTest {
             TerminalEvent e = h.events.only(id);
             assertEquals(TerminalReason.FAILED, e.reason());
             assertEquals(Optional.of(ReadyOutcome.WIRE_FAIL), e.lastOutcome());
+            assertEquals(1, h.telemetry.value(Counter.SESSIONS_READY_FAILED), "the failed READY is counted");
+            assertEquals(0, h.telemetry.value(Counter.SESSIONS_READY_OK));
             h.assertQuiescent(); // staging back at once, without any clock advance
         }
     }

@@ -39,6 +39,8 @@ final class Harness implements AutoCloseable {
     final LoopbackTransport transport = new LoopbackTransport("loop");
     final FakeStagingPool pool = new FakeStagingPool(transport, 1 << 20);
     final RecordingListener events = new RecordingListener();
+    /** Every counter the core moves, so a test can check the one its scenario must move. */
+    final CountingTelemetry telemetry = new CountingTelemetry();
     final SessionCore core;
     private final Arena clientArena = Arena.ofShared();
 
@@ -64,6 +66,7 @@ final class Harness implements AutoCloseable {
         core.useTransport(transport);
         core.useStagingPool(pool);
         core.addTerminalListener(events);
+        core.useTelemetry(telemetry);
     }
 
     /** PREPARE of a control-plane-only session (no client endpoint: no data moves). */

@@ -92,4 +92,51 @@ class SessionManagerComponentTest {
                 () -> component.activate(SessionSettingsTest.config(Map.of("reaper.period.ms", 500L))));
         assertEquals(true, e.getMessage().contains("reaper.period.ms"), e.getMessage());
     }
+
+    @Test
+    void aBadChangeOnTheRunningComponentIsRefusedAndTheCoreKeepsItsSettings() {
+        LoopbackTransport t = new LoopbackTransport("t");
+        FakeStagingPool pool = new FakeStagingPool(t, 1 << 20);
+        SessionManagerComponent component = new SessionManagerComponent();
+        component.bindTransport(t);
+        component.bindStagingPool(pool);
+        component.activate(SessionSettingsTest.config(Map.of("control.plane.only", true)));
+        SessionId before = component.prepare(request()).orElseThrow().sessionId();
+        component.modified(SessionSettingsTest.config(Map.of("max.sessions", 10L, "max.user.sessions", 11L)));
+        assertEquals(1024, component.limits().maxSessions(), "the refused change changes nothing");
+        assertEquals(RcStatus.OK, component.cancel(before, Harness.ALICE), "the live session is still there");
+        component.deactivate();
+        pool.close();
+    }
+
+    @Test
+    void aValidChangeRestartsTheCoreEndingItsSessions() {
+        LoopbackTransport t = new LoopbackTransport("t");
+        FakeStagingPool pool = new FakeStagingPool(t, 1 << 20);
+        RecordingListener events = new RecordingListener();
+        SessionManagerComponent component = new SessionManagerComponent();
+        component.bindTransport(t);
+        component.bindStagingPool(pool);
+        component.bindTerminalListener(events);
+        component.activate(SessionSettingsTest.config(Map.of("control.plane.only", true)));
+        SessionId before = component.prepare(request()).orElseThrow().sessionId();
+        component.modified(SessionSettingsTest.config(Map.of("control.plane.only", true, "max.sessions", 512L)));
+        assertEquals(512, component.limits().maxSessions());
+        assertEquals(TerminalReason.SHUTDOWN, events.only(before).reason(), "the old core's session ended");
+        SessionId after = component.prepare(request()).orElseThrow().sessionId();
+        assertEquals(RcStatus.OK, component.cancel(after, Harness.ALICE), "the new core serves");
+        component.deactivate();
+        pool.close();
+    }
+
+    @Test
+    void theSettingsTextIgnoresOnlyTheTransportTarget() {
+        String base = SessionManagerComponent.settingsText(SessionSettingsTest.config(Map.of()));
+        assertEquals(base, SessionManagerComponent.settingsText(SessionSettingsTest.config(
+                Map.of("transport.target", "(objrdma.transport.name=tcp)"))), "a pin restarts nothing");
+        assertEquals(false, base.equals(SessionManagerComponent.settingsText(SessionSettingsTest.config(
+                Map.of("max.sessions", 512L)))), "a limit does");
+        assertEquals(false, base.equals(SessionManagerComponent.settingsText(SessionSettingsTest.config(
+                Map.of("allow.addresses", "127.0.0.0/8")))), "so does the allow list");
+    }
 }

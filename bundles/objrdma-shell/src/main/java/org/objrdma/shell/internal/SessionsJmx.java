@@ -10,13 +10,18 @@ import org.objrdma.api.session.SessionId;
 import org.objrdma.api.session.SessionManager;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 
 /** Publishes {@link SessionsMXBean} through the JMX whiteboard. */
 @Component(service = DynamicMBean.class, property = "jmx.objectname=org.objrdma:type=sessions,name=rc")
 public final class SessionsJmx extends StandardMBean implements SessionsMXBean {
 
-    @Reference
-    private SessionManager sessions;
+    // Dynamic and greedy, so this MBean (one registration in the MBean server) follows the live service:
+    // a static reference would re-create the component, and the JMX whiteboard could keep the old object
+    // registered under the name while the new one is refused as a duplicate (see README, MBeans).
+    @Reference(policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
+    private volatile SessionManager sessions;
 
     public SessionsJmx() throws NotCompliantMBeanException {
         super(SessionsMXBean.class, true);

@@ -12,13 +12,18 @@ import org.objrdma.api.staging.StagingPool;
 import org.objrdma.api.staging.StagingStats;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 
 /** Publishes {@link StagingPoolMXBean} through the JMX whiteboard ({@code jmx.objectname}). */
 @Component(service = DynamicMBean.class, property = "jmx.objectname=org.objrdma:type=pool,name=staging")
 public final class StagingPoolJmx extends StandardMBean implements StagingPoolMXBean {
 
-    @Reference
-    private StagingPool pool;
+    // Dynamic and greedy, so this MBean (one registration in the MBean server) follows the live service:
+    // a static reference would re-create the component, and the JMX whiteboard could keep the old object
+    // registered under the name while the new one is refused as a duplicate (see README, MBeans).
+    @Reference(policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
+    private volatile StagingPool pool;
 
     public StagingPoolJmx() throws NotCompliantMBeanException {
         super(StagingPoolMXBean.class, true);

@@ -11,13 +11,18 @@ import org.objrdma.api.telemetry.Counter;
 import org.objrdma.api.telemetry.TelemetryView;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
 
 /** Publishes {@link TelemetryMXBean} through the JMX whiteboard. */
 @Component(service = DynamicMBean.class, property = "jmx.objectname=org.objrdma:type=telemetry,name=counters")
 public final class TelemetryJmx extends StandardMBean implements TelemetryMXBean {
 
-    @Reference
-    private TelemetryView telemetry;
+    // Dynamic and greedy, so this MBean (one registration in the MBean server) follows the live service:
+    // a static reference would re-create the component, and the JMX whiteboard could keep the old object
+    // registered under the name while the new one is refused as a duplicate (see README, MBeans).
+    @Reference(policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY)
+    private volatile TelemetryView telemetry;
 
     public TelemetryJmx() throws NotCompliantMBeanException {
         super(TelemetryMXBean.class, true);
