@@ -185,7 +185,7 @@ public final class RdmaS3 implements AutoCloseable {
         if (length == 0) {
             return httpGet(request, memory, memoryOffset, "an empty object moves nothing over RDMA");
         }
-        // a part GET over RC is the gateway's to refuse (501 today), and then goes over HTTP
+        // a part GET over RC: the gateway serves it (a store without part boundaries answers 501: then over HTTP)
         String target = target(request.bucket(), request.key(), null, 0)
                 + (request.partNumber() == null ? "" : "?partNumber=" + request.partNumber());
         long done = 0;
