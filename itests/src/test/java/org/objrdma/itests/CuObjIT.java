@@ -264,6 +264,8 @@ public class CuObjIT extends ObjRdmaTestSupport {
             assertTrue(waitForService(CuObjServer.class, null).isConnected());
         } finally {
             configure(null);
+            // the next test must not pick up this test's keyless server before it goes
+            await("the keyless server goes with its configuration", SERVICE_TIMEOUT, () -> serverReference() == null);
         }
     }
 }
