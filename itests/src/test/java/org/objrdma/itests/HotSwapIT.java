@@ -209,7 +209,7 @@ public class HotSwapIT extends ObjRdmaTestSupport {
                         r.isOk() && r.value().outcome() == ReadyOutcome.OK);
             }
             for (SessionId id : ids) {
-                await("the terminal event of " + id, SERVICE_TIMEOUT, () -> eventsFor(id) >= 1);
+                await("the terminal event of " + id, Duration.ofSeconds(120), () -> eventsFor(id) >= 1);
                 TerminalEvent e = eventFor(id);
                 assertTrue(id + " ended by the loss of its wire: " + e, e.reason() == TerminalReason.TRANSPORT_LOST
                         || e.reason() == TerminalReason.SHUTDOWN || e.reason() == TerminalReason.FAILED);
