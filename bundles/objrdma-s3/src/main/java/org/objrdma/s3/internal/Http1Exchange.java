@@ -72,7 +72,8 @@ final class Http1Exchange implements AutoCloseable {
                     .createSocket(plain, host, port, true);
             SSLParameters p = s.getSSLParameters();
             p.setEndpointIdentificationAlgorithm("HTTPS");
-            if (!host.startsWith("[") && !Character.isDigit(host.charAt(host.length() - 1))) {
+            boolean ipLiteral = host.startsWith("[") || host.contains(":") || host.matches("[0-9.]+");
+            if (!ipLiteral) { // SNI takes names only
                 p.setServerNames(List.of(new SNIHostName(host)));
             }
             s.setSSLParameters(p);
