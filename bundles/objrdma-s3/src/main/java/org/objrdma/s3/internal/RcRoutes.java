@@ -70,7 +70,7 @@ final class RcRoutes {
         }
         PrincipalId principal = RdmaRequests.principal(x);
         String route = x.key == null ? "" : x.key;
-        if ((route.equals("ready") || route.equals("cancel")) && NodeRouting.redirectedToOwner(x, sessions)) {
+        if ((route.equals("ready") || route.equals("cancel")) && NodeRouting.routedToOwner(x, sessions)) {
             return;
         }
         switch (route) {

@@ -1,18 +1,58 @@
 package org.objrdma.s3.rdma;
 
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+
 /**
  * How the gateway runs the RDMA paths (PID {@code org.objrdma.s3}, properties {@code rdma.*}).
  *
- * @param minBytes   smallest object (GET range, PUT size) moved over cuObject; smaller ones are declined with
- *                   {@code x-amz-rdma-reply: 501} (a GET answers with the body), where RDMA does not pay.
- *                   At least 1: a 0-byte transfer is always declined
- * @param chunkBytes bytes per staging buffer of a cuObject transfer; larger objects move in chunks of this
- *                   size through two staging buffers, the next chunk staged while the previous one moves
- *                   (4096 .. 1 GiB)
+ * @param minBytes              smallest object (GET range, PUT size) moved over cuObject; smaller ones are
+ *                              declined with {@code x-amz-rdma-reply: 501} (a GET answers with the body), where
+ *                              RDMA does not pay. At least 1: a 0-byte transfer is always declined
+ * @param chunkBytes            bytes per staging buffer of a cuObject transfer; larger objects move in chunks of
+ *                              this size through two staging buffers, the next chunk staged while the previous
+ *                              one moves (4096 .. 1 GiB)
+ * @param foreignSessions       what a READY or CANCEL of another fleet node's session gets
+ *                              ({@code rdma.foreign.sessions}); since 1.1.0
+ * @param forwardConnectTimeout how long a forwarding node waits to connect to the owner
+ *                              ({@code rdma.forward.connect.timeout.ms}, 1 ms .. 60 s); since 1.1.0
+ * @param forwardReadTimeout    how long a forwarding node waits for each read of the owner's answer
+ *                              ({@code rdma.forward.read.timeout.ms}, 1 ms .. 1 h); must exceed the owner's
+ *                              {@code exec.timeout.ms}, since a READY answers when the data phase ends; since 1.1.0
  */
-public record RdmaSettings(long minBytes, long chunkBytes) {
+public record RdmaSettings(long minBytes, long chunkBytes, ForeignSessions foreignSessions,
+        Duration forwardConnectTimeout, Duration forwardReadTimeout) {
+
+    public static final Duration DEFAULT_FORWARD_CONNECT_TIMEOUT = Duration.ofSeconds(2);
+    public static final Duration DEFAULT_FORWARD_READ_TIMEOUT = Duration.ofSeconds(60);
 
     public static final RdmaSettings DEFAULTS = new RdmaSettings(1, 8L << 20);
+
+    /** What a node does with a READY or CANCEL whose session id carries another fleet node's tag. */
+    public enum ForeignSessions {
+        /** {@code 307 Temporary Redirect} to the owner's advertised endpoint; the client signs again. */
+        REDIRECT,
+        /** The node sends the client's request, as signed, to the owner and relays the owner's answer. */
+        FORWARD;
+
+        /** {@code redirect} or {@code forward}, any case; anything else names the property. */
+        public static ForeignSessions parse(String value) {
+            String v = value == null ? "" : value.strip().toLowerCase(Locale.ROOT);
+            return switch (v) {
+                case "redirect" -> REDIRECT;
+                case "forward" -> FORWARD;
+                default -> throw new IllegalArgumentException(
+                        "rdma.foreign.sessions must be redirect or forward, was '" + value + "'");
+            };
+        }
+    }
+
+    /** Redirect mode with the default forwarding timeouts. */
+    public RdmaSettings(long minBytes, long chunkBytes) {
+        this(minBytes, chunkBytes, ForeignSessions.REDIRECT, DEFAULT_FORWARD_CONNECT_TIMEOUT,
+                DEFAULT_FORWARD_READ_TIMEOUT);
+    }
 
     public RdmaSettings {
         if (minBytes < 1) {
@@ -21,5 +61,20 @@ public record RdmaSettings(long minBytes, long chunkBytes) {
         if (chunkBytes < 4096 || chunkBytes > (1L << 30)) {
             throw new IllegalArgumentException("rdma.chunk.bytes must be 4096 .. 1073741824, was " + chunkBytes);
         }
+        Objects.requireNonNull(foreignSessions, "rdma.foreign.sessions");
+        checkTimeout("rdma.forward.connect.timeout.ms", forwardConnectTimeout, Duration.ofSeconds(60));
+        checkTimeout("rdma.forward.read.timeout.ms", forwardReadTimeout, Duration.ofHours(1));
+    }
+
+    private static void checkTimeout(String property, Duration d, Duration max) {
+        if (d == null || d.toMillis() < 1 || d.compareTo(max) > 0) {
+            throw new IllegalArgumentException(property + " must be 1 .. " + max.toMillis() + " ms, was "
+                    + (d == null ? "unset" : d.toMillis()));
+        }
+    }
+
+    /** The same settings with another foreign-session mode and timeouts. */
+    public RdmaSettings withForeignSessions(ForeignSessions mode, Duration connectTimeout, Duration readTimeout) {
+        return new RdmaSettings(minBytes, chunkBytes, mode, connectTimeout, readTimeout);
     }
 }

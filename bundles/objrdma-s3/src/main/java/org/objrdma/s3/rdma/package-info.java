@@ -4,7 +4,9 @@
  * (cuObject's {@code x-amz-rdma-token} on GetObject / PutObject / UploadPart, hipobj-rc-v2's
  * {@code POST /.hipobj-rc/*} routes). A host store's own HTTP stack passes an {@code RdmaServices} to
  * {@link org.objrdma.s3.S3Gateway} and gets both protocols.
+ *
+ * <p>1.1.0: {@link org.objrdma.s3.rdma.RdmaSettings#foreignSessions} (redirect or forward a foreign session).
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.0.0")
+@org.osgi.annotation.versioning.Version("1.1.0")
 package org.objrdma.s3.rdma;

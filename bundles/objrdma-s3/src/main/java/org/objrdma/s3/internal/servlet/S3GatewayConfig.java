@@ -2,6 +2,7 @@ package org.objrdma.s3.internal.servlet;
 
 import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
+import org.osgi.service.metatype.annotations.Option;
 
 /**
  * Configuration of the S3 gateway, PID {@code org.objrdma.s3}. Checked at activation
@@ -41,6 +42,21 @@ public @interface S3GatewayConfig {
             + "larger objects move in chunks through two staging buffers, pipelined. 4096 to 1073741824. "
             + "Default 8388608.")
     long rdma_chunk_bytes() default 8L << 20;
+
+    @AttributeDefinition(name = "Foreign sessions", description = "What a READY or CANCEL of another fleet node's "
+            + "session gets (org.objrdma.session nodes): redirect (307 to the owner's endpoint; the client signs "
+            + "again) or forward (sent to the owner as signed, its answer relayed). Default redirect.",
+            options = { @Option(label = "redirect", value = "redirect"), @Option(label = "forward", value = "forward") })
+    String rdma_foreign_sessions() default "redirect";
+
+    @AttributeDefinition(name = "Forward connect timeout (ms)", description = "Forward mode: how long to wait "
+            + "for the connection to the owning node, 1 to 60000; past it 502. Default 2000.")
+    long rdma_forward_connect_timeout_ms() default 2000L;
+
+    @AttributeDefinition(name = "Forward read timeout (ms)", description = "Forward mode: how long to wait for "
+            + "the owning node's answer, 1 to 3600000; past it 504. Must exceed the owner's exec.timeout.ms. "
+            + "Default 60000.")
+    long rdma_forward_read_timeout_ms() default 60000L;
 
     @AttributeDefinition(name = "Store filter", description = "LDAP filter selecting the ObjectStore service. "
             + "Default: any.")

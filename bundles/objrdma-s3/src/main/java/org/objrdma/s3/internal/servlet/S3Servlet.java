@@ -95,7 +95,9 @@ public final class S3Servlet extends HttpServlet {
 
     /** @throws IllegalArgumentException naming the bad property */
     static RdmaSettings rdmaSettings(S3GatewayConfig c) {
-        return new RdmaSettings(c.rdma_min_bytes(), c.rdma_chunk_bytes());
+        return new RdmaSettings(c.rdma_min_bytes(), c.rdma_chunk_bytes(),
+                RdmaSettings.ForeignSessions.parse(c.rdma_foreign_sessions()),
+                Duration.ofMillis(c.rdma_forward_connect_timeout_ms()), Duration.ofMillis(c.rdma_forward_read_timeout_ms()));
     }
 
     @Override

@@ -8,6 +8,7 @@ import java.lang.annotation.Annotation;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.objrdma.s3.S3Settings;
+import org.objrdma.s3.rdma.RdmaSettings;
 
 /** PID org.objrdma.s3: defaults, and each bad value refused naming its property. */
 class S3ServletSettingsTest {
@@ -18,6 +19,15 @@ class S3ServletSettingsTest {
 
     private static S3GatewayConfig config(String region, String domain, long skew, int xml, long put, long rdmaMin,
             long rdmaChunk) {
+        return config(region, domain, skew, xml, put, rdmaMin, rdmaChunk, "redirect", 2000, 60000);
+    }
+
+    private static S3GatewayConfig foreign(String mode, long connectMs, long readMs) {
+        return config("us-east-1", "", 900, 4 << 20, 5L << 30, 1, 8L << 20, mode, connectMs, readMs);
+    }
+
+    private static S3GatewayConfig config(String region, String domain, long skew, int xml, long put, long rdmaMin,
+            long rdmaChunk, String foreignSessions, long connectMs, long readMs) {
         return new S3GatewayConfig() {
             @Override public Class<? extends Annotation> annotationType() { return S3GatewayConfig.class; }
             @Override public String region() { return region; }
@@ -27,6 +37,9 @@ class S3ServletSettingsTest {
             @Override public long max_put_bytes() { return put; }
             @Override public long rdma_min_bytes() { return rdmaMin; }
             @Override public long rdma_chunk_bytes() { return rdmaChunk; }
+            @Override public String rdma_foreign_sessions() { return foreignSessions; }
+            @Override public long rdma_forward_connect_timeout_ms() { return connectMs; }
+            @Override public long rdma_forward_read_timeout_ms() { return readMs; }
             @Override public String store_target() { return "(objectClass=*)"; }
         };
     }
@@ -59,5 +72,31 @@ class S3ServletSettingsTest {
                 config("us-east-1", "", 900, 4096, 1, 0, 8L << 20))).getMessage().contains("rdma.min.bytes"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> S3Servlet.rdmaSettings(
                 config("us-east-1", "", 900, 4096, 1, 1, 100))).getMessage().contains("rdma.chunk.bytes"));
+    }
+
+    @Test
+    void foreignSessionsDefaultsToRedirectAndTakesForward() {
+        RdmaSettings d = S3Servlet.rdmaSettings(foreign("redirect", 2000, 60000));
+        assertEquals(RdmaSettings.DEFAULTS, d);
+        assertEquals(RdmaSettings.ForeignSessions.REDIRECT, d.foreignSessions());
+        RdmaSettings f = S3Servlet.rdmaSettings(foreign(" Forward ", 500, 1000));
+        assertEquals(RdmaSettings.ForeignSessions.FORWARD, f.foreignSessions());
+        assertEquals(Duration.ofMillis(500), f.forwardConnectTimeout());
+        assertEquals(Duration.ofMillis(1000), f.forwardReadTimeout());
+    }
+
+    @Test
+    void badForeignSessionValuesNameTheirProperty() {
+        for (String bad : new String[] {"proxy", "", "redirect,forward"}) {
+            String m = assertThrows(IllegalArgumentException.class,
+                    () -> S3Servlet.rdmaSettings(foreign(bad, 2000, 60000))).getMessage();
+            assertTrue(m.contains("rdma.foreign.sessions") && m.contains("'" + bad + "'"), m);
+        }
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> S3Servlet.rdmaSettings(
+                foreign("forward", 0, 60000))).getMessage().contains("rdma.forward.connect.timeout.ms"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> S3Servlet.rdmaSettings(
+                foreign("forward", 60001, 60000))).getMessage().contains("rdma.forward.connect.timeout.ms"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> S3Servlet.rdmaSettings(
+                foreign("forward", 2000, -5))).getMessage().contains("rdma.forward.read.timeout.ms"));
     }
 }
