@@ -91,9 +91,10 @@ final class S3Rows {
                                 "RoutesBench printed no " + key));
                         continue;
                     }
-                    // one client; 4 KiB: two requests (RC: PREPARE + READY) or one descriptor request against one
-                    // plain request, so the aim there is to stay within half of plain HTTP
-                    double aim = size.equals("4k") ? 0.5 : 1.0;
+                    // one client; the aims: 64 MiB at least 1.5x plain HTTP, 4 KiB at least as many ops/s
+                    // (over TCP loopback the RDMA path is one more TCP stream plus control round trips, so these
+                    // are aims for a real NIC; the README says which are missed here and why)
+                    double aim = size.equals("4k") ? 1.0 : 1.5;
                     rows.add(Row.rate(operation, label, v, size.equals("4k") ? "ops/s" : "MB/s",
                             "plain HTTP " + op.toUpperCase(java.util.Locale.ROOT) + ", same gateway, AWS SDK", http,
                             aim, "1 client"));
