@@ -24,6 +24,9 @@ import org.objrdma.api.staging.StagingLease;
 import org.objrdma.api.staging.StagingPool;
 import org.objrdma.api.staging.StagingStats;
 import org.objrdma.api.telemetry.Counter;
+import org.objrdma.api.telemetry.KeyedCounter;
+import org.objrdma.api.telemetry.Latency;
+import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.api.telemetry.TelemetryView;
 import org.objrdma.api.transport.EndpointInfo;
 import org.objrdma.api.transport.Transport;
@@ -163,6 +166,25 @@ public class RdmaJmxIT extends ObjRdmaTestSupport {
             }
             assertTrue(String.valueOf(cause.getMessage()), String.valueOf(cause.getMessage()).contains("no.such.counter"));
         }
+    }
+
+    @Test
+    public void telemetryMBeanShowsLatenciesAndKeyedCounters() throws Exception {
+        Telemetry telemetry = waitForService(Telemetry.class, null);
+        ObjectName on = registered("org.objrdma:type=telemetry,name=counters");
+        telemetry.record(Latency.SESSION_DATA_PHASE, 7_000_000);
+        telemetry.increment(KeyedCounter.S3_ERRORS_BY_CODE, "JmxItCode");
+        Map<Object, Object> latencies = map(mbeanServer.getAttribute(on, "Latencies"));
+        for (Latency l : Latency.values()) {
+            assertTrue(l.id(), latencies.containsKey(l.id()));
+        }
+        Map<Object, Object> dataPhase = map(latencies.get(Latency.SESSION_DATA_PHASE.id()));
+        assertEquals(telemetry.latency(Latency.SESSION_DATA_PHASE).count(), dataPhase.get("count"));
+        assertTrue(dataPhase.toString(), (Long) dataPhase.get("count") >= 1);
+        assertTrue(dataPhase.toString(), (Long) dataPhase.get("maxNanos") >= 7_000_000);
+        Map<Object, Object> keyed = map(mbeanServer.getAttribute(on, "KeyedCounters"));
+        Map<Object, Object> byCode = map(keyed.get(KeyedCounter.S3_ERRORS_BY_CODE.id()));
+        assertEquals(1L, byCode.get("JmxItCode"));
     }
 
     @Test

@@ -140,6 +140,58 @@ public class RdmaShellIT extends ObjRdmaTestSupport {
     }
 
     @Test
+    public void channelsShowsALiveChannelOfTheTcpTransportUntilItCloses() throws Exception {
+        Transport tcp = waitForService(Transport.class, "(objrdma.transport.name=tcp)");
+        long[] closedIds = new long[2];
+        try (org.objrdma.api.transport.Channel accepting = tcp.openChannel(org.objrdma.api.transport.ChannelOptions.DEFAULT);
+                org.objrdma.api.transport.Channel dialing = tcp.openChannel(org.objrdma.api.transport.ChannelOptions.DEFAULT)) {
+            closedIds[0] = accepting.id();
+            closedIds[1] = dialing.id();
+            dialing.connect(accepting.localEndpoint());
+            await("both channels connected in rdma:channels", SERVICE_TIMEOUT, () -> {
+                try {
+                    String out = executeCommand("rdma:channels --no-format --transport tcp");
+                    return "CONNECTED".equals(channelRow(out, dialing.id())[2])
+                            && "CONNECTED".equals(channelRow(out, accepting.id())[2]);
+                } catch (Exception | AssertionError e) {
+                    return false;
+                }
+            });
+            String out = executeCommand("rdma:channels --no-format");
+            EndpointInfo.Tcp agent = (EndpointInfo.Tcp) accepting.localEndpoint();
+            String[] row = channelRow(out, dialing.id());
+            assertEquals(agent.address().getPort() + "#" + accepting.id(),
+                    row[3].substring(row[3].lastIndexOf(':') + 1));
+            assertEquals("0", row[4]);
+            assertEquals(tcp.channels().stream().filter(c -> c.id() == dialing.id()).findFirst().orElseThrow().peer(),
+                    row[3]);
+        }
+        await("the closed channels gone from rdma:channels", SERVICE_TIMEOUT, () -> {
+            try {
+                return rows(executeCommand("rdma:channels --no-format --transport tcp")).stream()
+                        .noneMatch(row -> row[1].equals(String.valueOf(closedIds[0])) || row[1].equals(String.valueOf(closedIds[1])));
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        try {
+            executeCommand("rdma:channels --transport no-such-transport");
+            fail("an unknown transport must be refused");
+        } catch (IllegalArgumentException e) {
+            assertTrue(e.getMessage(), e.getMessage().startsWith("--transport") && e.getMessage().contains("no-such-transport"));
+        }
+    }
+
+    private static String[] channelRow(String output, long channelId) {
+        for (String[] row : rows(output)) {
+            if (row[0].equals("tcp") && row[1].equals(String.valueOf(channelId))) {
+                return row;
+            }
+        }
+        throw new AssertionError("no tcp channel " + channelId + " in:\n" + output);
+    }
+
+    @Test
     public void pinSetsTheConsumersTargetThroughConfigAdminAndAnUnknownTransportChangesNothing() throws Exception {
         waitForService(SessionManager.class, null);
         ConfigurationAdmin ca = waitForService(ConfigurationAdmin.class, null);
@@ -255,6 +307,9 @@ public class RdmaShellIT extends ObjRdmaTestSupport {
         String out = executeCommand("rdma:stats --no-format");
         for (Counter c : Counter.values()) {
             rowStartingWith(out, c.id());
+        }
+        for (org.objrdma.api.telemetry.Latency l : org.objrdma.api.telemetry.Latency.values()) {
+            assertEquals(6, rowStartingWith(out, l.id()).length); // name, count, p50, p99, max, description
         }
         long shown = Long.parseLong(rowStartingWith(out, Counter.STAGING_BORROWS.id())[1]);
         assertTrue(shown >= before && shown <= telemetry.value(Counter.STAGING_BORROWS));

@@ -13,6 +13,8 @@ import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.objrdma.api.store.ObjectStore;
 import org.objrdma.api.telemetry.Counter;
+import org.objrdma.api.telemetry.KeyedCounter;
+import org.objrdma.api.telemetry.Latency;
 import org.objrdma.api.telemetry.TelemetryView;
 import org.ops4j.pax.exam.Configuration;
 import org.ops4j.pax.exam.Option;
@@ -22,7 +24,9 @@ import org.ops4j.pax.exam.spi.reactors.PerClass;
 
 /**
  * The gateway's counters move with real HTTP requests: S3_REQUESTS once per request, S3_ERRORS once per
- * error answer (an unsigned request is 403 AccessDenied), both read back through rdma:stats too.
+ * error answer (an unsigned request is 403 AccessDenied), both read back through rdma:stats too; the
+ * AccessDenied count of the errors by code in rdma:gateway, and the S3 request latency histogram's count in
+ * rdma:stats, move by the same three.
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
@@ -61,6 +65,8 @@ public class S3CountersIT extends ObjRdmaTestSupport {
         } while (telemetry.value(Counter.S3_REQUESTS) != settled);
         long requests = telemetry.value(Counter.S3_REQUESTS);
         long errors = telemetry.value(Counter.S3_ERRORS);
+        long denied = accessDenied(telemetry);
+        long timed = telemetry.latency(Latency.S3_REQUEST).count();
         for (int i = 0; i < 3; i++) {
             org.junit.Assert.assertTrue(http.send(HttpRequest.newBuilder(uri).GET().build(),
                     HttpResponse.BodyHandlers.discarding()).statusCode() >= 400);
@@ -71,8 +77,12 @@ public class S3CountersIT extends ObjRdmaTestSupport {
                 () -> telemetry.value(Counter.S3_REQUESTS) >= requests + 3);
         await("S3_ERRORS to reach " + (errors + 3), SERVICE_TIMEOUT,
                 () -> telemetry.value(Counter.S3_ERRORS) >= errors + 3);
+        await("the S3 request latency count to reach " + (timed + 3), SERVICE_TIMEOUT,
+                () -> telemetry.latency(Latency.S3_REQUEST).count() >= timed + 3);
         Thread.sleep(200);
         assertEquals(requests + 3, telemetry.value(Counter.S3_REQUESTS));
+        assertEquals(denied + 3, accessDenied(telemetry));
+        assertEquals(timed + 3, telemetry.latency(Latency.S3_REQUEST).count());
         assertEquals(errors + 3, telemetry.value(Counter.S3_ERRORS));
         String[] gateway = null;
         for (String line : executeCommand("rdma:gateway --no-format").split("\\R")) {
@@ -85,6 +95,7 @@ public class S3CountersIT extends ObjRdmaTestSupport {
         org.junit.Assert.assertTrue(gateway[2], gateway[2].contains(":" + Integer.getInteger(PORT_PROPERTY)));
         assertEquals(String.valueOf(telemetry.value(Counter.S3_REQUESTS)), gateway[3]);
         assertEquals(String.valueOf(telemetry.value(Counter.S3_ERRORS)), gateway[4]);
+        assertEquals(String.valueOf(denied + 3), cell(executeCommand("rdma:gateway --no-format"), "AccessDenied", 1));
         String stats = executeCommand("rdma:stats --no-format");
         for (String line : stats.split("\\R")) {
             String[] cells = line.split("\t");
@@ -92,5 +103,26 @@ public class S3CountersIT extends ObjRdmaTestSupport {
                 assertEquals(telemetry.value(Counter.S3_ERRORS), Long.parseLong(cells[1].strip()));
             }
         }
+        String latencyId = Latency.S3_REQUEST.id();
+        assertEquals(String.valueOf(timed + 3), cell(stats, latencyId, 1));
+        double p50 = Double.parseDouble(cell(stats, latencyId, 2));
+        double p99 = Double.parseDouble(cell(stats, latencyId, 3));
+        double max = Double.parseDouble(cell(stats, latencyId, 4));
+        org.junit.Assert.assertTrue(stats, 0 < p50 && p50 <= p99 && p99 <= max);
+    }
+
+    private static long accessDenied(TelemetryView telemetry) {
+        return telemetry.keyed(KeyedCounter.S3_ERRORS_BY_CODE).getOrDefault("AccessDenied", 0L);
+    }
+
+    /** Column {@code column} of the --no-format row whose first cell is {@code first}. */
+    private static String cell(String output, String first, int column) {
+        for (String line : output.split("\\R")) {
+            String[] cells = line.split("\t");
+            if (cells[0].strip().equals(first) && cells.length > column) {
+                return cells[column].strip();
+            }
+        }
+        throw new AssertionError("no row '" + first + "' in:\n" + output);
     }
 }

@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.function.Consumer;
 import org.objrdma.api.store.StoreError;
 import org.objrdma.api.store.StoreException;
 import org.objrdma.s3.auth.Authentication;
@@ -34,6 +35,7 @@ public final class S3Gateway {
     private final S3Settings settings;
     private final SigV4Authenticator authenticator;
     private final RdmaServices rdma;
+    private final Consumer<String> errorAnswered;
 
     /** Plain S3: RDMA requests are declined (cuObject) or answered 503 (hipobj-rc-v2). */
     public S3Gateway(ObjectStore store, S3Settings settings, Clock clock) {
@@ -42,6 +44,19 @@ public final class S3Gateway {
 
     /** S3 with both RDMA paths served by {@code rdma}'s services while they are present. */
     public S3Gateway(ObjectStore store, S3Settings settings, Clock clock, RdmaServices rdma) {
+        this(store, settings, clock, rdma, code -> { });
+    }
+
+    /**
+     * As above, and {@code errorAnswered} is told the S3 error code ({@code AccessDenied}, {@code NoSuchKey},
+     * ...) of every error answer, before the answer is written (a listener that throws is logged, and the
+     * answer still goes out).
+     *
+     * @since 1.1
+     */
+    public S3Gateway(ObjectStore store, S3Settings settings, Clock clock, RdmaServices rdma,
+            Consumer<String> errorAnswered) {
+        this.errorAnswered = Objects.requireNonNull(errorAnswered, "errorAnswered");
         this.store = Objects.requireNonNull(store, "store");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.rdma = Objects.requireNonNull(rdma, "rdma");
@@ -88,8 +103,14 @@ public final class S3Gateway {
         }
     }
 
-    private static void error(S3Request request, S3Response response, String code, int status, String message,
+    private void error(S3Request request, S3Response response, String code, int status, String message,
             String requestId) throws IOException {
+        try {
+            errorAnswered.accept(code);
+        } catch (RuntimeException e) {
+            // counting must never cost the client its answer
+            LOG.warn("Error listener failed for {} (request {})", code, requestId, e);
+        }
         response.status(status);
         if (request.method().equals("HEAD")) {
             // HEAD answers carry no body; the status (and the request id) is all a client gets

@@ -42,6 +42,26 @@ public interface Telemetry extends TelemetryView {
         add(counter, 1);
     }
 
+    /**
+     * Adds one to {@code counter} under {@code key} (not null or empty). Implementations bound the number of
+     * keys and count keys past that bound together. The default counts nothing.
+     *
+     * @since 1.1
+     */
+    default void increment(KeyedCounter counter, String key) {
+        // counts nothing
+    }
+
+    /**
+     * Records one duration of {@code nanos} (not negative) into {@code latency}'s histogram. The default
+     * records nothing.
+     *
+     * @since 1.1
+     */
+    default void record(Latency latency, long nanos) {
+        // records nothing
+    }
+
     /** A read-only view that cannot be cast back to a writer. */
     default TelemetryView view() {
         Telemetry self = this;
@@ -54,6 +74,16 @@ public interface Telemetry extends TelemetryView {
             @Override
             public Map<Counter, Long> snapshot() {
                 return self.snapshot();
+            }
+
+            @Override
+            public Map<String, Long> keyed(KeyedCounter counter) {
+                return self.keyed(counter);
+            }
+
+            @Override
+            public LatencySnapshot latency(Latency latency) {
+                return self.latency(latency);
             }
         };
     }

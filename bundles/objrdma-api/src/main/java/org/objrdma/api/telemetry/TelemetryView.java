@@ -12,4 +12,22 @@ public interface TelemetryView {
 
     /** Every counter's value, in {@link Counter} order. */
     Map<Counter, Long> snapshot();
+
+    /**
+     * {@code counter}'s values by key, keys sorted; empty when nothing was counted. The default is empty.
+     *
+     * @since 1.1
+     */
+    default Map<String, Long> keyed(KeyedCounter counter) {
+        return Map.of();
+    }
+
+    /**
+     * What {@code latency}'s histogram holds now. The default is {@link LatencySnapshot#EMPTY}.
+     *
+     * @since 1.1
+     */
+    default LatencySnapshot latency(Latency latency) {
+        return LatencySnapshot.EMPTY;
+    }
 }

@@ -1,6 +1,7 @@
 package org.objrdma.api.transport;
 
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.osgi.annotation.versioning.ProviderType;
@@ -96,4 +97,14 @@ public interface Transport {
      *         transport without a connect handshake (the {@link Channel} contract, "Access key")
      */
     Channel openChannel(ChannelOptions options) throws TransportException;
+
+    /**
+     * The channels open now (closed ones are gone), as values: for operators, not for driving the channels.
+     * The default, for transports that keep no such list (test doubles), is empty.
+     *
+     * @since 2.1
+     */
+    default List<ChannelInfo> channels() {
+        return List.of();
+    }
 }

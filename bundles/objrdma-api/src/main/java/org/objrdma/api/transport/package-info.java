@@ -5,7 +5,10 @@
  * publish their flows and endpoint kind; {@link org.objrdma.api.transport.MemoryGrant} and {@code Channel.grant}
  * added and {@code MemoryRegion.asRemote()} removed (grants replace a region's own remote key; the staging pool,
  * the session manager, the cuObject facade and the client register local-only and hand out grants).
+ *
+ * <p>2.1.0: {@code Transport.channels()} and {@link org.objrdma.api.transport.ChannelInfo}, the open channels as
+ * values for the shell and JMX.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("2.0.0")
+@org.osgi.annotation.versioning.Version("2.1.0")
 package org.objrdma.api.transport;

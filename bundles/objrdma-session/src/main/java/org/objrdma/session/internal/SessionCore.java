@@ -35,6 +35,7 @@ import org.objrdma.api.staging.StagingException;
 import org.objrdma.api.staging.StagingLease;
 import org.objrdma.api.staging.StagingPool;
 import org.objrdma.api.telemetry.Counter;
+import org.objrdma.api.telemetry.Latency;
 import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.ChannelOptions;
@@ -541,6 +542,7 @@ public final class SessionCore implements SessionManager {
     }
 
     private SessionResult<ReadyResponse> readyHoldingSlot(ReadyRequest request) {
+        long readyStart = System.nanoTime();
         Session s = sessions.get(request.sessionId());
         if (s == null) {
             return SessionResult.failed(RcStatus.NO_SESSION);
@@ -568,6 +570,7 @@ public final class SessionCore implements SessionManager {
             reapIfUnpinned(s); // only does something if a deadline passed just now
             return SessionResult.failed(refusal);
         }
+        long dataStart = System.nanoTime();
         DataPhaseResult result;
         try {
             result = claim.remote() == null
@@ -582,7 +585,13 @@ public final class SessionCore implements SessionManager {
             LOG.warn("session {}: transport {} threw during the data phase", s.id, s.transport.name(), e);
             result = DataPhaseResult.of(ReadyOutcome.WIRE_FAIL, "transport threw " + e);
         }
-        return applyOutcome(s, claim, result);
+        telemetry.record(Latency.SESSION_DATA_PHASE, System.nanoTime() - dataStart);
+        try {
+            return applyOutcome(s, claim, result);
+        } finally {
+            // a READY refused before it claimed its session is not timed: its answer says nothing of the data path
+            telemetry.record(Latency.SESSION_READY, System.nanoTime() - readyStart);
+        }
     }
 
     /** The READY checks in the C core's order; null when READY may claim the session. Changes nothing. */

@@ -17,6 +17,7 @@ import org.objrdma.api.session.Op;
 import org.objrdma.api.session.PrepareResponse;
 import org.objrdma.api.session.RcStatus;
 import org.objrdma.api.session.ReadyOutcome;
+import org.objrdma.api.session.ReadyRequest;
 import org.objrdma.api.session.ReadyResponse;
 import org.objrdma.api.session.SessionBuffer;
 import org.objrdma.api.session.SessionId;
@@ -25,6 +26,7 @@ import org.objrdma.api.session.SessionState;
 import org.objrdma.api.session.TerminalEvent;
 import org.objrdma.api.session.TerminalReason;
 import org.objrdma.api.telemetry.Counter;
+import org.objrdma.api.telemetry.Latency;
 import org.objrdma.api.transport.BatchResult;
 import org.objrdma.api.transport.ChannelState;
 import org.objrdma.api.transport.Completion;
@@ -217,6 +219,29 @@ class DataPhaseTest {
             assertEquals(1, h.telemetry.value(Counter.SESSIONS_READY_BUSY), "the Busy READY is counted");
             assertEquals(1, h.telemetry.value(Counter.SESSIONS_READY_OK), "so is the one that moved the bytes");
             assertEquals(0, h.telemetry.value(Counter.SESSIONS_READY_FAILED));
+            h.assertQuiescent();
+        }
+    }
+
+    @Test
+    void aReadyThatClaimedItsSessionIsTimedWithItsDataPhaseAndARefusedOneIsNot() throws Exception {
+        try (Harness h = new Harness(); Harness.Client client = h.client(SIZE)) {
+            SessionId id = stagedGet(h, client, pattern(5));
+            ReadyRequest wrongCookie = new ReadyRequest(Harness.ALICE, id, Harness.COOKIE + 1, client.readyRequest(id).clientQpn(), null);
+            assertEquals(RcStatus.SESSION, h.core.readyTransfer(wrongCookie).status());
+            assertEquals(List.of(), h.telemetry.recorded(Latency.SESSION_READY), "a refused READY is not timed");
+            assertEquals(List.of(), h.telemetry.recorded(Latency.SESSION_DATA_PHASE));
+            client.postReceive();
+            long before = System.nanoTime();
+            assertEquals(ReadyOutcome.OK, h.core.readyTransfer(client.readyRequest(id)).orElseThrow().outcome());
+            long elapsed = System.nanoTime() - before;
+            List<Long> ready = h.telemetry.recorded(Latency.SESSION_READY);
+            List<Long> data = h.telemetry.recorded(Latency.SESSION_DATA_PHASE);
+            assertEquals(1, ready.size(), "one READY, one duration");
+            assertEquals(1, data.size());
+            assertTrue(data.get(0) > 0 && data.get(0) <= ready.get(0), "the data phase is inside READY: " + data + " " + ready);
+            assertTrue(ready.get(0) <= elapsed, "READY is timed inside the call: " + ready + " vs " + elapsed);
+            assertEquals(RcStatus.OK, h.core.finishFinal(id));
             h.assertQuiescent();
         }
     }

@@ -9,6 +9,7 @@ import org.apache.karaf.shell.api.action.lifecycle.Reference;
 import org.apache.karaf.shell.api.action.lifecycle.Service;
 import org.apache.karaf.shell.support.table.ShellTable;
 import org.objrdma.api.telemetry.Counter;
+import org.objrdma.api.telemetry.KeyedCounter;
 import org.objrdma.api.telemetry.TelemetryView;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceReference;
@@ -17,7 +18,8 @@ import org.osgi.service.component.runtime.dto.ComponentDescriptionDTO;
 
 /**
  * The S3 gateway: its component's state, the HTTP endpoints the whiteboard runtime serves it on
- * ({@code osgi.http.endpoint} of every HttpServiceRuntime), and its request and error counters.
+ * ({@code osgi.http.endpoint} of every HttpServiceRuntime), its request and error counters, and then the
+ * error answers by S3 error code.
  */
 @Service
 @Command(scope = "rdma", name = "gateway", description = "Shows the S3 gateway: state, endpoints, requests, errors")
@@ -59,6 +61,12 @@ public class GatewayCommand implements Action {
         table.addRow().addContent(COMPONENT, state, endpoints.isEmpty() ? "-" : endpoints.toString(),
                 telemetry.value(Counter.S3_REQUESTS), telemetry.value(Counter.S3_ERRORS));
         table.print(System.out, !noFormat);
+        System.out.println();
+        ShellTable byCode = new ShellTable();
+        byCode.column("Error code");
+        byCode.column("Answers");
+        telemetry.keyed(KeyedCounter.S3_ERRORS_BY_CODE).forEach((code, count) -> byCode.addRow().addContent(code, count));
+        byCode.print(System.out, !noFormat);
         return null;
     }
 }

@@ -9,11 +9,14 @@ import org.apache.karaf.shell.api.action.lifecycle.Reference;
 import org.apache.karaf.shell.api.action.lifecycle.Service;
 import org.apache.karaf.shell.support.table.ShellTable;
 import org.objrdma.api.telemetry.Counter;
+import org.objrdma.api.telemetry.Latency;
+import org.objrdma.api.telemetry.LatencySnapshot;
 import org.objrdma.api.telemetry.TelemetryView;
 
 /**
  * Every telemetry counter; with {@code --interval} two samples that far apart, and per counter the
- * difference and the rate per second between them.
+ * difference and the rate per second between them. Then every latency histogram (count, p50, p99, max in
+ * microseconds), as it is at the end.
  */
 @Service
 @Command(scope = "rdma", name = "stats", description = "Shows objrdma's counters; with --interval, rates between two samples")
@@ -63,6 +66,28 @@ public class StatsCommand implements Action {
             }
         }
         table.print(System.out, !noFormat);
+        System.out.println();
+        latencyTable(telemetry, nonZero).print(System.out, !noFormat);
         return null;
+    }
+
+    /** One row per latency histogram; durations in microseconds with one decimal. */
+    static ShellTable latencyTable(TelemetryView telemetry, boolean nonEmptyOnly) {
+        ShellTable table = new ShellTable();
+        for (String column : java.util.List.of("Latency", "Count", "p50 us", "p99 us", "Max us", "Description")) {
+            table.column(column);
+        }
+        for (Latency latency : Latency.values()) {
+            LatencySnapshot s = telemetry.latency(latency);
+            if (!nonEmptyOnly || s.count() != 0) {
+                table.addRow().addContent(latency.id(), s.count(), micros(s.p50Nanos()), micros(s.p99Nanos()),
+                        micros(s.maxNanos()), latency.description());
+            }
+        }
+        return table;
+    }
+
+    private static String micros(long nanos) {
+        return String.format(java.util.Locale.ROOT, "%.1f", nanos / 1e3);
     }
 }

@@ -8,6 +8,9 @@ import javax.management.NotCompliantMBeanException;
 import javax.management.StandardMBean;
 
 import org.objrdma.api.telemetry.Counter;
+import org.objrdma.api.telemetry.KeyedCounter;
+import org.objrdma.api.telemetry.Latency;
+import org.objrdma.api.telemetry.LatencySnapshot;
 import org.objrdma.api.telemetry.TelemetryView;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
@@ -32,6 +35,32 @@ public final class TelemetryJmx extends StandardMBean implements TelemetryMXBean
     public Map<String, Long> getCounters() {
         Map<String, Long> out = new LinkedHashMap<>();
         telemetry.snapshot().forEach((counter, value) -> out.put(counter.id(), value));
+        return out;
+    }
+
+    @Override
+    public Map<String, Map<String, Long>> getKeyedCounters() {
+        Map<String, Map<String, Long>> out = new LinkedHashMap<>();
+        TelemetryView view = telemetry;
+        for (KeyedCounter counter : KeyedCounter.values()) {
+            out.put(counter.id(), view.keyed(counter));
+        }
+        return out;
+    }
+
+    @Override
+    public Map<String, Map<String, Long>> getLatencies() {
+        Map<String, Map<String, Long>> out = new LinkedHashMap<>();
+        TelemetryView view = telemetry;
+        for (Latency latency : Latency.values()) {
+            LatencySnapshot s = view.latency(latency);
+            Map<String, Long> fields = new LinkedHashMap<>();
+            fields.put("count", s.count());
+            fields.put("p50Nanos", s.p50Nanos());
+            fields.put("p99Nanos", s.p99Nanos());
+            fields.put("maxNanos", s.maxNanos());
+            out.put(latency.id(), fields);
+        }
         return out;
     }
 

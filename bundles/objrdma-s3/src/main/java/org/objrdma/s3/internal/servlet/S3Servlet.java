@@ -9,6 +9,8 @@ import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
 import org.objrdma.api.store.ObjectStore;
 import org.objrdma.api.telemetry.Counter;
+import org.objrdma.api.telemetry.KeyedCounter;
+import org.objrdma.api.telemetry.Latency;
 import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.s3.S3Gateway;
 import org.objrdma.s3.S3Settings;
@@ -74,7 +76,7 @@ public final class S3Servlet extends HttpServlet {
         S3Settings settings = settings(config);
         RdmaSettings rdmaSettings = rdmaSettings(config);
         gateway = new S3Gateway(store, settings, Clock.systemUTC(),
-                new RdmaServices(() -> sessions, () -> staging, () -> cuObj, rdmaSettings));
+                new RdmaServices(() -> sessions, () -> staging, () -> cuObj, rdmaSettings), this::countErrorCode);
         LOG.info("S3 gateway serving store '{}' at the HTTP Whiteboard root: region {}, {}", store.name(),
                 settings.region(), settings.virtualHostDomain().isEmpty() ? "path style"
                         : "path and virtual-host style under " + settings.virtualHostDomain());
@@ -100,8 +102,16 @@ public final class S3Servlet extends HttpServlet {
                 Duration.ofMillis(c.rdma_forward_connect_timeout_ms()), Duration.ofMillis(c.rdma_forward_read_timeout_ms()));
     }
 
+    private void countErrorCode(String code) {
+        Telemetry counters = telemetry;
+        if (counters != null) {
+            counters.increment(KeyedCounter.S3_ERRORS_BY_CODE, code);
+        }
+    }
+
     @Override
     protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        long start = System.nanoTime();
         try {
             gateway.handle(new ServletS3Request(req), new ServletS3Response(resp));
         } finally {
@@ -113,6 +123,7 @@ public final class S3Servlet extends HttpServlet {
                 if (resp.getStatus() >= 400) {
                     counters.increment(Counter.S3_ERRORS);
                 }
+                counters.record(Latency.S3_REQUEST, System.nanoTime() - start);
             }
         }
     }

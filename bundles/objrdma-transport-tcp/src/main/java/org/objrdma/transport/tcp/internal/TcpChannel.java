@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -19,6 +20,7 @@ import org.objrdma.api.telemetry.Counter;
 import org.objrdma.api.transport.Access;
 import org.objrdma.api.transport.BatchResult;
 import org.objrdma.api.transport.Channel;
+import org.objrdma.api.transport.ChannelInfo;
 import org.objrdma.api.transport.ChannelOptions;
 import org.objrdma.api.transport.ChannelState;
 import org.objrdma.api.transport.Completion;
@@ -101,6 +103,9 @@ final class TcpChannel implements Channel {
     private final Map<Integer, TcpGrant> grants = new ConcurrentHashMap<>();
     /** Next grant number; rkeys of revoked grants do not come back until it wraps. Guarded by the lock. */
     private int nextGrant;
+    /** Bytes this side's completed requests moved, for {@link #info()}. */
+    private final LongAdder bytesWritten = new LongAdder();
+    private final LongAdder bytesRead = new LongAdder();
 
     TcpChannel(TcpTransport transport, long id, byte[] key, ChannelOptions options) {
         this.transport = transport;
@@ -163,6 +168,18 @@ final class TcpChannel implements Channel {
     boolean isFailed(TcpConnection from) {
         Phase p = phase;
         return p == Phase.ERROR || p == Phase.CLOSED || connection != from;
+    }
+
+    /** This channel as an operator sees it now. */
+    ChannelInfo info() {
+        PeerIdentity who = peer();
+        String peerText = "";
+        if (who != null) {
+            String host = who.address().getHostString();
+            peerText = (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + who.address().getPort() + "#"
+                    + who.channelId();
+        }
+        return new ChannelInfo(id, state(), peerText, grants.size(), bytesWritten.sum(), bytesRead.sum());
     }
 
     /** Who is connected on the other end, or null. */
@@ -700,8 +717,14 @@ final class TcpChannel implements Channel {
         if (op.status.isSuccess()) {
             t.increment(Counter.TRANSPORT_OPS_COMPLETED);
             switch (op.request.opcode()) {
-                case WRITE, WRITE_WITH_IMM -> t.add(Counter.TRANSPORT_BYTES_WRITTEN, op.length);
-                case READ -> t.add(Counter.TRANSPORT_BYTES_READ, op.length);
+                case WRITE, WRITE_WITH_IMM -> {
+                    t.add(Counter.TRANSPORT_BYTES_WRITTEN, op.length);
+                    bytesWritten.add(op.length);
+                }
+                case READ -> {
+                    t.add(Counter.TRANSPORT_BYTES_READ, op.length);
+                    bytesRead.add(op.length);
+                }
                 default -> {
                     // SEND bytes have no counter of their own
                 }

@@ -23,7 +23,9 @@ import org.objrdma.api.telemetry.Counter;
 import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.api.transport.Access;
 import org.objrdma.api.transport.Channel;
+import org.objrdma.api.transport.ChannelInfo;
 import org.objrdma.api.transport.ChannelOptions;
+import org.objrdma.api.transport.ChannelState;
 import org.objrdma.api.transport.MemoryRegion;
 import org.objrdma.api.transport.Transport;
 import org.objrdma.transport.tcp.StandaloneTcpTransport;
@@ -262,6 +264,19 @@ public final class TcpTransport implements StandaloneTcpTransport {
         }
         telemetry().increment(Counter.TRANSPORT_CHANNELS_OPENED);
         return channel;
+    }
+
+    @Override
+    public List<ChannelInfo> channels() {
+        List<ChannelInfo> out = new ArrayList<>();
+        for (TcpChannel channel : channels.values()) {
+            ChannelInfo info = channel.info();
+            if (info.state() != ChannelState.CLOSED) {
+                out.add(info);
+            }
+        }
+        out.sort(java.util.Comparator.comparingLong(ChannelInfo::id));
+        return List.copyOf(out);
     }
 
     TcpChannel channel(long id) {

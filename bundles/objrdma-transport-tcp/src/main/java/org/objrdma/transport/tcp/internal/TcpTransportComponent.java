@@ -181,6 +181,11 @@ public final class TcpTransportComponent implements Transport {
     }
 
     @Override
+    public java.util.List<org.objrdma.api.transport.ChannelInfo> channels() {
+        return transport.channels();
+    }
+
+    @Override
     public String toString() {
         return "TcpTransportComponent[" + transport + "]";
     }

@@ -209,6 +209,16 @@ final class VerbsChannel implements Channel {
         return grants.grant(region, offset, length, access);
     }
 
+    /**
+     * This channel as an operator sees it now: the peer is its queue pair number, LID and GID, and bytes are
+     * not counted per queue pair (-1).
+     */
+    org.objrdma.api.transport.ChannelInfo info() {
+        String peer = remoteEndpoint() instanceof EndpointInfo.Verbs v
+                ? "qpn " + v.qpn() + " lid " + v.lid() + " gid " + v.gid() : "";
+        return new org.objrdma.api.transport.ChannelInfo(id(), state(), peer, grants.liveCount(), -1, -1);
+    }
+
     /** Grants alive now; for tests. */
     int grantCount() {
         return grants.liveCount();

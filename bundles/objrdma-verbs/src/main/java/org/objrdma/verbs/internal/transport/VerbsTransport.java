@@ -376,6 +376,19 @@ public final class VerbsTransport implements Transport, AutoCloseable {
         return List.copyOf(channels);
     }
 
+    @Override
+    public List<org.objrdma.api.transport.ChannelInfo> channels() {
+        List<org.objrdma.api.transport.ChannelInfo> out = new ArrayList<>();
+        for (VerbsChannel channel : channels) {
+            org.objrdma.api.transport.ChannelInfo info = channel.info();
+            if (info.state() != org.objrdma.api.transport.ChannelState.CLOSED) {
+                out.add(info);
+            }
+        }
+        out.sort(java.util.Comparator.comparingLong(org.objrdma.api.transport.ChannelInfo::id));
+        return List.copyOf(out);
+    }
+
     private TransportException refused(VerbsException e) {
         TransportError error = switch (e.errno()) {
             case Errno.ENOMEM, Errno.ENOSPC, Errno.EAGAIN -> TransportError.RESOURCE_EXHAUSTED;

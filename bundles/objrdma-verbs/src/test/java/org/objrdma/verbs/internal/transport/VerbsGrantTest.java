@@ -16,7 +16,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.objrdma.api.transport.Access;
 import org.objrdma.api.transport.Channel;
+import org.objrdma.api.transport.ChannelInfo;
 import org.objrdma.api.transport.ChannelOptions;
+import org.objrdma.api.transport.EndpointInfo;
 import org.objrdma.api.transport.ChannelState;
 import org.objrdma.api.transport.MemoryGrant;
 import org.objrdma.api.transport.MemoryRegion;
@@ -81,6 +83,24 @@ class VerbsGrantTest {
         assertNotEquals(first.rkey(), second.rkey(), "with the next tag");
         assertEquals(WcStatus.REM_ACCESS_ERR, writeThrough(first, src), "the old rkey stays dead");
         assertEquals(1, ((VerbsChannel) b).grantCount());
+    }
+
+    @Test
+    void channelsListEachQueuePairWithItsPeerAndLiveGrants() throws Exception {
+        assertEquals(List.of(new ChannelInfo(a.id(), ChannelState.INIT, "", 0, -1, -1),
+                new ChannelInfo(b.id(), ChannelState.INIT, "", 0, -1, -1)), transport.channels());
+        a.connect(b.localEndpoint());
+        b.connect(a.localEndpoint());
+        MemoryGrant g = b.grant(region(4096, Access.LOCAL_WRITE), 0, 4096, WRITE);
+        EndpointInfo.Verbs peerOfB = (EndpointInfo.Verbs) a.localEndpoint();
+        ChannelInfo infoOfB = transport.channels().stream().filter(c -> c.id() == b.id()).findFirst().orElseThrow();
+        assertEquals(ChannelState.CONNECTED, infoOfB.state());
+        assertEquals(1, infoOfB.grants());
+        assertTrue(infoOfB.peer().startsWith("qpn " + peerOfB.qpn() + " "), infoOfB.peer());
+        g.revoke();
+        a.close();
+        assertEquals(List.of(b.id()), transport.channels().stream().map(ChannelInfo::id).toList());
+        assertEquals(0, transport.channels().get(0).grants());
     }
 
     @Test
