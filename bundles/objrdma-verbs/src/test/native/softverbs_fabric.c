@@ -28,6 +28,17 @@
  * killed one): the requester's next or current WR completes with
  * RETRY_EXC_ERR, and the responder moves every QP connected to that process
  * to ERR, which flushes its receives - a link-down, never a hang.
+ *
+ * Retries, as an RC requester does them.  A request for a QP that cannot take
+ * it (no such QP, not connected to the requester, not yet in RTR) is dropped
+ * by the responder, as a NIC drops the packets: the requester waits its local
+ * ACK timeout (4.096 us * 2^timeout) and sends again, at most retry_cnt times,
+ * then completes RETRY_EXC_ERR.  A SEND / WRITE_WITH_IMM that finds no posted
+ * receive is NAKed RNR with the responder's min_rnr_timer; the requester waits
+ * that long and sends again, at most rnr_retry times (7: until
+ * SV_FAB_RNR_CAP_S has passed, where a NIC would retry for ever), then
+ * completes RNR_RETRY_EXC_ERR.  The one worker sleeps through the wait (the
+ * device lock dropped), so other remote WRs of this process wait behind it.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -42,6 +53,8 @@
 #define SV_FAB_MAX_CONN  64           /* inbound connections (peer processes) served at once */
 #define SV_FAB_MAX_PEERS 64           /* outbound connections cached by the worker */
 #define SV_FAB_TIMEOUT_S 10           /* a silent peer fails a WR after this long (RETRY_EXC_ERR) */
+#define SV_FAB_RNR_CAP_S 10           /* rnr_retry 7 ("infinite") gives up after this long */
+#define SV_FAB_DROPPED   0x100u       /* wire status: no QP took the request; the requester retries */
 
 struct sv_wire_req {
 	uint32_t magic;
@@ -54,8 +67,8 @@ struct sv_wire_req {
 };
 
 struct sv_wire_rep {
-	uint32_t status;                   /* the requester's completion status */
-	uint32_t len;                      /* READ/atomic on success: bytes that follow */
+	uint32_t status;                   /* the requester's completion status, or SV_FAB_DROPPED */
+	uint32_t len;                      /* READ/atomic on success: bytes that follow; RNR NAK: min_rnr_timer */
 };
 
 struct sv_fab_conn { int fd; pid_t pid; pthread_t thread; int used, done; };
@@ -69,6 +82,8 @@ static uint64_t *g_fab_qpn_ctr;                /* shared QPN counter (mmap) */
 static struct sv_fab_conn g_fab_conn[SV_FAB_MAX_CONN];   /* (g_lock) */
 static struct sv_fab_peer g_fab_peer[SV_FAB_MAX_PEERS];  /* (g_lock) */
 static struct sv_qp *g_fab_exec_qp;            /* QP whose WR the worker runs unlocked (g_lock) */
+static int g_fab_exec_cancel;                  /* free_qp wants g_fab_exec_qp: stop retrying (g_lock) */
+static pthread_cond_t g_fab_retry_cv = PTHREAD_COND_INITIALIZER;  /* wakes a retry wait early */
 static pthread_cond_t g_fab_exec_cv = PTHREAD_COND_INITIALIZER;
 
 static void fab_path(char *buf, size_t n, const char *fmt, unsigned long v)
@@ -320,7 +335,7 @@ static int fab_connect_peer(struct sv_qp *qp)
  * g_lock held; drops it for the I/O.  lp[] are the checked local SGEs.
  * Returns the requester's completion status.
  */
-static enum ibv_wc_status fab_execute(struct sv_op *op, void **lp, uint32_t len)
+static enum ibv_wc_status fab_attempt(struct sv_op *op, void **lp, uint32_t len, uint32_t *rnr_timer)
 {
 	struct sv_qp *qp = op->qp;
 	struct sv_wire_req rq = {
@@ -354,8 +369,10 @@ static enum ibv_wc_status fab_execute(struct sv_op *op, void **lp, uint32_t len)
 		outbound = 1;
 		break;
 	}
-	if (!pid || (fd = fab_peer_fd(pid)) < 0)
-		return IBV_WC_RETRY_EXC_ERR;  /* no such QP on the fabric, or its process is gone */
+	if (!pid)
+		return (enum ibv_wc_status)SV_FAB_DROPPED;  /* no such QP on the fabric: nobody answers */
+	if ((fd = fab_peer_fd(pid)) < 0)
+		return IBV_WC_RETRY_EXC_ERR;  /* its process is gone */
 
 	iov[0].iov_base = &rq;
 	iov[0].iov_len = sizeof(rq);
@@ -369,7 +386,6 @@ static enum ibv_wc_status fab_execute(struct sv_op *op, void **lp, uint32_t len)
 		}
 	}
 
-	g_fab_exec_qp = qp;
 	unlock();
 	int bad = fab_send_all(fd, iov, n) || fab_recv_buf(fd, &rep, sizeof(rep));
 	if (!bad && is_read && rep.status == IBV_WC_SUCCESS) {
@@ -381,18 +397,90 @@ static enum ibv_wc_status fab_execute(struct sv_op *op, void **lp, uint32_t len)
 		}
 	}
 	lock();
-	g_fab_exec_qp = NULL;
-	pthread_cond_broadcast(&g_fab_exec_cv);
 	if (bad) {
 		fab_peer_drop(pid);
 		return IBV_WC_RETRY_EXC_ERR;
 	}
+	*rnr_timer = rep.len;
 	return (enum ibv_wc_status)rep.status;
+}
+
+/* IB's encoding of the RNR NAK timer (IBTA table 45), in microseconds; 0 is the longest. */
+static const uint32_t rnr_timer_us[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280, 1920,
+	2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960, 61440, 81920, 122880,
+	163840, 245760, 327680, 491520,
+};
+
+/* Waits us microseconds (g_lock, dropped meanwhile); returns 0, or 1 if free_qp wants the QP now. */
+static int fab_retry_wait(uint64_t us)
+{
+	struct timespec due;
+
+	clock_gettime(CLOCK_REALTIME, &due);
+	due.tv_sec += (time_t)(us / 1000000);
+	due.tv_nsec += (long)(us % 1000000) * 1000;
+	if (due.tv_nsec >= 1000000000L) {
+		due.tv_sec++;
+		due.tv_nsec -= 1000000000L;
+	}
+	while (!g_fab_exec_cancel && pthread_cond_timedwait(&g_fab_retry_cv, &g_lock, &due) != ETIMEDOUT)
+		;
+	return g_fab_exec_cancel;
+}
+
+/*
+ * Run op against the responder in another process, with the requester's
+ * retries (see the head of this file).  Called by the worker with g_lock held;
+ * drops it for the I/O and the waits.  Returns the completion status.
+ */
+static enum ibv_wc_status fab_execute(struct sv_op *op, void **lp, uint32_t len)
+{
+	struct sv_qp *qp = op->qp;
+	unsigned retries = 0, rnr_retries = 0;
+	struct timespec start, now;
+	enum ibv_wc_status st;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	g_fab_exec_qp = qp;
+	g_fab_exec_cancel = 0;
+	for (;;) {
+		uint32_t rnr_timer = 0;
+		uint64_t wait_us;
+
+		st = fab_attempt(op, lp, len, &rnr_timer);
+		if ((uint32_t)st == SV_FAB_DROPPED) {
+			if (retries++ >= qp->attr.retry_cnt) {
+				st = IBV_WC_RETRY_EXC_ERR;
+				break;
+			}
+			wait_us = (4096ull << (qp->attr.timeout ? qp->attr.timeout : 31)) / 1000;
+		} else if (st == IBV_WC_RNR_RETRY_EXC_ERR) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (qp->attr.rnr_retry == 7 ? now.tv_sec - start.tv_sec >= SV_FAB_RNR_CAP_S
+						    : rnr_retries++ >= qp->attr.rnr_retry)
+				break;
+			wait_us = rnr_timer_us[rnr_timer & 31];
+		} else {
+			break;
+		}
+		if (fab_retry_wait(wait_us) || qp->state != IBV_QPS_RTS) {
+			st = IBV_WC_WR_FLUSH_ERR;  /* destroyed, reset or moved to ERR while waiting */
+			break;
+		}
+	}
+	g_fab_exec_qp = NULL;
+	pthread_cond_broadcast(&g_fab_exec_cv);
+	return st;
 }
 
 /* free_qp: wait while the worker is moving bytes for this QP with the lock dropped (g_lock). */
 static void fab_quiesce_qp(struct sv_qp *qp)
 {
+	if (g_fab_exec_qp == qp) {
+		g_fab_exec_cancel = 1;
+		pthread_cond_broadcast(&g_fab_retry_cv);
+	}
 	while (g_fab_exec_qp == qp)
 		pthread_cond_wait(&g_fab_exec_cv, &g_lock);
 }
@@ -416,12 +504,22 @@ static int fab_reply(int fd, enum ibv_wc_status st, const struct iovec *data, in
 	struct iovec iov[2] = { { &rep, sizeof(rep) } };
 	int k = 1;
 
-	if (st == IBV_WC_SUCCESS && n) {
+	if (st == IBV_WC_RNR_RETRY_EXC_ERR && n)  /* an RNR NAK carries the responder's timer */
+		rep.len = (uint32_t)data->iov_len;
+	else if (st == IBV_WC_SUCCESS && n) {
 		rep.len = (uint32_t)data->iov_len;
 		iov[1] = *data;
 		k = 2;
 	}
 	return fab_send_all(fd, iov, k);
+}
+
+/* A reply without data: success, an error, or an RNR NAK with the responder's min_rnr_timer. */
+static int fab_reply_nak(int fd, enum ibv_wc_status st, uint8_t rnr_timer)
+{
+	struct iovec timer = { NULL, rnr_timer };
+
+	return fab_reply(fd, st, &timer, st == IBV_WC_RNR_RETRY_EXC_ERR);
 }
 
 static int fab_serve_write(int fd, const struct sv_wire_req *r)
@@ -430,17 +528,20 @@ static int fab_serve_write(int fd, const struct sv_wire_req *r)
 	unsigned char *dst = NULL;
 	struct sv_qp *rq;
 	int imm = r->opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+	uint8_t rnr_timer = 0;
 
 	lock();
 	if (!(rq = fab_responder(r)))
-		st = IBV_WC_RETRY_EXC_ERR;
+		st = (enum ibv_wc_status)SV_FAB_DROPPED;
 	else if (!(rq->attr.qp_access_flags & IBV_ACCESS_REMOTE_WRITE))
 		st = IBV_WC_REM_INV_REQ_ERR;
 	else if (r->len && !(dst = remote_map(rq, r->rkey, r->remote_addr, r->len, IBV_ACCESS_REMOTE_WRITE))) {
 		st = IBV_WC_REM_ACCESS_ERR;
 		qp_to_err(rq);
-	} else if (imm && !rq->rq_count)
+	} else if (imm && !rq->rq_count) {
 		st = IBV_WC_RNR_RETRY_EXC_ERR;
+		rnr_timer = rq->attr.min_rnr_timer;
+	}
 	unlock();
 
 	/* The payload lands straight in the registered memory (unlocked, as a NIC's DMA). */
@@ -459,7 +560,7 @@ static int fab_serve_write(int fd, const struct sv_wire_req *r)
 		}
 		unlock();
 	}
-	return fab_reply(fd, st, NULL, 0);
+	return fab_reply_nak(fd, st, rnr_timer);
 }
 
 static int fab_serve_send(int fd, const struct sv_wire_req *r)
@@ -471,12 +572,13 @@ static int fab_serve_send(int fd, const struct sv_wire_req *r)
 	struct iovec iov[SV_MAX_SGE];
 	uint64_t wr_id = 0;
 	int nsge = 0, n = 0;
+	uint8_t rnr_timer = 0;
 
 	lock();
 	if (!(rq = fab_responder(r)))
-		st = IBV_WC_RETRY_EXC_ERR;
-	else
-		st = recv_claim(rq, r->len, r->src_qpn, &wr_id, &rs, &nsge, rp);
+		st = (enum ibv_wc_status)SV_FAB_DROPPED;
+	else if ((st = recv_claim(rq, r->len, r->src_qpn, &wr_id, &rs, &nsge, rp)) == IBV_WC_RNR_RETRY_EXC_ERR)
+		rnr_timer = rq->attr.min_rnr_timer;
 	if (st == IBV_WC_SUCCESS)
 		n = fab_iov(iov, rp, rs, nsge, r->len);
 	unlock();
@@ -492,7 +594,7 @@ static int fab_serve_send(int fd, const struct sv_wire_req *r)
 			st = IBV_WC_RETRY_EXC_ERR;
 		unlock();
 	}
-	return fab_reply(fd, st, NULL, 0);
+	return fab_reply_nak(fd, st, rnr_timer);
 }
 
 static int fab_serve_read(int fd, const struct sv_wire_req *r)
@@ -503,7 +605,7 @@ static int fab_serve_read(int fd, const struct sv_wire_req *r)
 
 	lock();
 	if (!(rq = fab_responder(r)))
-		st = IBV_WC_RETRY_EXC_ERR;
+		st = (enum ibv_wc_status)SV_FAB_DROPPED;
 	else if (!(rq->attr.qp_access_flags & IBV_ACCESS_REMOTE_READ))
 		st = IBV_WC_REM_INV_REQ_ERR;
 	else if (r->len && !(src = remote_map(rq, r->rkey, r->remote_addr, r->len, IBV_ACCESS_REMOTE_READ))) {
@@ -523,7 +625,7 @@ static int fab_serve_atomic(int fd, const struct sv_wire_req *r)
 
 	lock();
 	if (!(rq = fab_responder(r)))
-		st = IBV_WC_RETRY_EXC_ERR;
+		st = (enum ibv_wc_status)SV_FAB_DROPPED;
 	else if (!(rq->attr.qp_access_flags & IBV_ACCESS_REMOTE_ATOMIC) || (r->remote_addr & 7))
 		st = IBV_WC_REM_INV_REQ_ERR;
 	else if (!(p = remote_map(rq, r->rkey, r->remote_addr, 8, IBV_ACCESS_REMOTE_ATOMIC))) {

@@ -33,7 +33,7 @@ static int passed, failed;
 #define CHECK(c, ...) do { if (c) passed++; else { failed++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
 	fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
 
-enum { C_NEW_QP = 1, C_BIND_MW, C_STATE, C_HASH, C_RECVS, C_EXIT };
+enum { C_NEW_QP = 1, C_BIND_MW, C_STATE, C_HASH, C_RECVS, C_EXIT, C_NEW_QP_LATE, C_RECV_LATE };
 
 struct cmd { int op; uint32_t qpn; uint32_t n; uint64_t off, len; };
 struct rep {
@@ -105,16 +105,24 @@ static struct ibv_qp *qp_new(struct dev *d)
 	return qp;
 }
 
-static void qp_connect(struct ibv_qp *qp, uint32_t dest)
+/* INIT -> RTR -> RTS towards dest with the requester's ACK timeout exponent and retry counts. */
+static void qp_connect_retrying(struct ibv_qp *qp, uint32_t dest, uint8_t timeout, uint8_t retry_cnt, uint8_t rnr_retry)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_4096, .dest_qp_num = dest,
 		.rq_psn = 1, .max_dest_rd_atomic = 1, .min_rnr_timer = 12,
 		.ah_attr = { .dlid = 1, .port_num = 1 } };
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
 			  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)) { perror("rtr"); _exit(2); }
-	a.qp_state = IBV_QPS_RTS; a.sq_psn = 1; a.timeout = 14; a.retry_cnt = 7; a.rnr_retry = 7; a.max_rd_atomic = 1;
+	a.qp_state = IBV_QPS_RTS; a.sq_psn = 1; a.timeout = timeout; a.retry_cnt = retry_cnt; a.rnr_retry = rnr_retry;
+	a.max_rd_atomic = 1;
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 			  IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC)) { perror("rts"); _exit(2); }
+}
+
+/* What the Java transport and ibv_rc_pingpong set: timeout 14 (~67 ms), retry 7, RNR retry 7 (infinite). */
+static void qp_connect(struct ibv_qp *qp, uint32_t dest)
+{
+	qp_connect_retrying(qp, dest, 14, 7, 7);
 }
 
 static void post_recvs(struct ibv_qp *qp, struct ibv_mr *mr, uint64_t off, int n)
@@ -186,6 +194,25 @@ static void responder(int fd)
 			break;
 		case C_EXIT:
 			_exit(0);  /* no cleanup: like a crash, the kernel closes our sockets */
+		case C_NEW_QP_LATE:  /* a QP left in INIT; after c.len ms (c.off 0) connected with c.n receives */
+			if (qp) ibv_destroy_qp(qp);
+			{ struct ibv_wc junk; while (ibv_poll_cq(d.cq, 1, &junk) > 0) ; }
+			ncqe = 0;
+			qp = qp_new(&d);
+			r.qpn = qp->qp_num;
+			xfer(fd, &r, sizeof(r), 1);
+			if (!c.off) {
+				usleep((useconds_t)c.len * 1000);
+				qp_connect(qp, c.qpn);
+				post_recvs(qp, d.mr, BUF - 8 * 4096, (int)c.n);
+			}
+			continue;
+		case C_RECV_LATE:  /* c.n receives posted c.len ms after the answer */
+			r.qpn = qp->qp_num;
+			xfer(fd, &r, sizeof(r), 1);
+			usleep((useconds_t)c.len * 1000);
+			post_recvs(qp, d.mr, BUF - 8 * 4096, (int)c.n);
+			continue;
 		}
 		r.qpn = qp ? qp->qp_num : 0;
 		r.addr = (uintptr_t)d.buf;
@@ -226,8 +253,8 @@ static struct ibv_wc wait_wc(struct ibv_cq *cq)
 	}
 }
 
-/* A fresh QP pair: ours, and the child's connected to it with nrecv receives. */
-static struct ibv_qp *pair(uint32_t nrecv, struct rep *r)
+/* A fresh QP pair: ours (with these retry settings), and the child's connected to it with nrecv receives. */
+static struct ibv_qp *pair_retrying(uint32_t nrecv, struct rep *r, uint8_t timeout, uint8_t retry_cnt, uint8_t rnr_retry)
 {
 	static struct ibv_qp *cur;
 	struct ibv_wc junk;
@@ -235,8 +262,13 @@ static struct ibv_qp *pair(uint32_t nrecv, struct rep *r)
 	while (ibv_poll_cq(g_d.cq, 1, &junk) > 0) ;
 	cur = qp_new(&g_d);
 	*r = ask(C_NEW_QP, cur->qp_num, nrecv, 0, 0);
-	qp_connect(cur, r->qpn);
+	qp_connect_retrying(cur, r->qpn, timeout, retry_cnt, rnr_retry);
 	return cur;
+}
+
+static struct ibv_qp *pair(uint32_t nrecv, struct rep *r)
+{
+	return pair_retrying(nrecv, r, 14, 7, 7);
 }
 
 static enum ibv_wc_status one(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t loff, uint32_t len,
@@ -251,6 +283,80 @@ static enum ibv_wc_status one(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t
 	struct ibv_wc wc = wait_wc(g_d.cq);
 	CHECK(wc.wr_id == 42, "wr_id %llu", (unsigned long long)wc.wr_id);
 	return wc.status;
+}
+
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/* Our QP towards a child QP made by C_NEW_QP_LATE (c.off = stay: never leaves INIT). */
+static struct ibv_qp *late_pair(uint32_t nrecv, uint64_t after_ms, int stay, uint8_t timeout, uint8_t retry_cnt,
+				struct rep *r)
+{
+	static struct ibv_qp *cur;
+	struct ibv_wc junk;
+	if (cur) ibv_destroy_qp(cur);
+	while (ibv_poll_cq(g_d.cq, 1, &junk) > 0) ;
+	cur = qp_new(&g_d);
+	*r = ask(C_NEW_QP_LATE, cur->qp_num, nrecv, (uint64_t)stay, after_ms);
+	qp_connect_retrying(cur, r->qpn, timeout, retry_cnt, 7);
+	return cur;
+}
+
+/*
+ * The requester's retries, as on an RC HCA.  A SEND that finds no receive is
+ * NAKed RNR and sent again (rnr_retry times, 7 = until a receive comes); one
+ * that reaches a QP not yet in RTR is dropped and sent again after the ACK
+ * timeout (retry_cnt times), then RETRY_EXC_ERR.
+ */
+static void retries(void)
+{
+	struct rep r, s;
+	struct ibv_qp *qp;
+	enum ibv_wc_status st;
+	struct timespec t0;
+
+	/* rnr_retry 3, no receive ever: RNR_RETRY_EXC_ERR after 3 waits of min_rnr_timer 12 (0.64 ms). */
+	qp = pair_retrying(0, &r, 14, 7, 3);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	st = one(qp, IBV_WR_SEND, 0, 10, 0, 0, 0);
+	CHECK(st == IBV_WC_RNR_RETRY_EXC_ERR, "rnr, retries exhausted: %s", ibv_wc_status_str(st));
+	CHECK(ms_since(&t0) >= 3 * 0.64, "rnr: gave up after %.2f ms, before 3 RNR waits", ms_since(&t0));
+
+	/* rnr_retry 7: the receive posted 150 ms later takes the message. */
+	qp = pair(0, &r);
+	ask(C_RECV_LATE, 0, 1, 0, 150);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	fill(g_d.buf, 500, 21);
+	st = one(qp, IBV_WR_SEND, 0, 500, 0, 0, 0);
+	CHECK(st == IBV_WC_SUCCESS && ms_since(&t0) >= 100, "rnr retried until the receive came: %s after %.1f ms",
+	      ibv_wc_status_str(st), ms_since(&t0));
+	s = ask(C_STATE, 0, 0, 0, 0);
+	CHECK(s.ncqe == 1 && s.wc[0].status == IBV_WC_SUCCESS && s.wc[0].byte_len == 500, "late receive completion");
+	CHECK(ask(C_HASH, 0, 0, BUF - 8 * 4096, 500).hash == fnv(g_d.buf, 500), "late receive payload");
+
+	/* The responder's QP reaches RTR 120 ms after our SEND: dropped, retried (timeout 14 ~ 67 ms), delivered. */
+	qp = late_pair(1, 120, 0, 14, 7, &r);
+	fill(g_d.buf, 300, 23);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	st = one(qp, IBV_WR_SEND, 0, 300, 0, 0, 0);
+	CHECK(st == IBV_WC_SUCCESS && ms_since(&t0) >= 60, "send before the peer's RTR, retried: %s after %.1f ms",
+	      ibv_wc_status_str(st), ms_since(&t0));
+	s = ask(C_STATE, 0, 0, 0, 0);
+	CHECK(s.ncqe == 1 && s.wc[0].status == IBV_WC_SUCCESS && s.wc[0].byte_len == 300, "retried send's completion");
+	CHECK(ask(C_HASH, 0, 0, BUF - 8 * 4096, 300).hash == fnv(g_d.buf, 300), "retried send's payload");
+
+	/* A peer QP that never leaves INIT: retry_cnt 3 with timeout 12 (~16.8 ms), then RETRY_EXC_ERR. */
+	qp = late_pair(1, 0, 1, 12, 3, &r);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	st = one(qp, IBV_WR_SEND, 0, 10, 0, 0, 0);
+	CHECK(st == IBV_WC_RETRY_EXC_ERR && ms_since(&t0) >= 3 * 16.7, "send to a QP in INIT: %s after %.1f ms",
+	      ibv_wc_status_str(st), ms_since(&t0));
+	s = ask(C_STATE, 0, 0, 0, 0);
+	CHECK(s.state == IBV_QPS_INIT && s.ncqe == 0, "the dropped requests left the INIT QP alone (state %d)", s.state);
 }
 
 static void requester(pid_t child)
@@ -300,10 +406,7 @@ static void requester(pid_t child)
 	s = ask(C_STATE, 0, 0, 0, 0);
 	CHECK(s.state == IBV_QPS_ERR && s.ncqe >= 2 && s.wc[1].status == IBV_WC_LOC_LEN_ERR, "responder after a long send");
 
-	/* No receive posted: RNR. */
-	qp = pair(0, &r);
-	st = one(qp, IBV_WR_SEND, 0, 10, 0, 0, 0);
-	CHECK(st == IBV_WC_RNR_RETRY_EXC_ERR, "rnr: %s", ibv_wc_status_str(st));
+	retries();
 
 	/* Remote access errors are the responder's: its QP goes to ERR and flushes its receives. */
 	struct { const char *what; uint64_t off; uint32_t len; int ro; uint32_t rkey_xor; } bad[] = {
