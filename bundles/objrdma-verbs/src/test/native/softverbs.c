@@ -1056,6 +1056,47 @@ SV_API int softverbs_pending(void)
 	return n;
 }
 
+static int list_length(const struct sv_list *h)
+{
+	int n = 0;
+
+	for (const struct sv_list *l = h->next; l != h; l = l->next)
+		n++;
+	return n;
+}
+
+/*
+ * Live objects of this process, summed over its open contexts: 0 contexts,
+ * 1 PDs, 2 MRs, 3 CQs, 4 QPs, 5 memory windows, 6 bound memory windows; -1
+ * for another kind.  For leak audits (a consumer's QPs and MRs back to where
+ * they were).
+ */
+SV_API int softverbs_live_objects(int kind)
+{
+	int n = 0;
+
+	if (kind < 0 || kind > 6)
+		return -1;
+	lock();
+	for (struct sv_list *l = g_ctxs.next; l != &g_ctxs; l = l->next) {
+		struct sv_ctx *ctx = (struct sv_ctx *)((char *)l - offsetof(struct sv_ctx, link));
+		switch (kind) {
+		case 0: n++; break;
+		case 1: n += list_length(&ctx->pds); break;
+		case 2: n += list_length(&ctx->mrs); break;
+		case 3: n += list_length(&ctx->cqs); break;
+		case 4: n += list_length(&ctx->qps); break;
+		case 5: n += list_length(&ctx->mws); break;
+		case 6:
+			for (struct sv_list *m = ctx->mws.next; m != &ctx->mws; m = m->next)
+				n += ((struct sv_mw *)((char *)m - offsetof(struct sv_mw, link)))->bound != 0;
+			break;
+		}
+	}
+	unlock();
+	return n;
+}
+
 /* Block until every queued WR has executed (its completions are in the CQs). */
 SV_API void softverbs_drain(void)
 {

@@ -522,13 +522,34 @@ static int fab_reply_nak(int fd, enum ibv_wc_status st, uint8_t rnr_timer)
 	return fab_reply(fd, st, &timer, st == IBV_WC_RNR_RETRY_EXC_ERR);
 }
 
+/*
+ * The receive a SEND / WRITE_WITH_IMM consumed completes only after the
+ * requester has its ACK (fab_reply), as a NIC acknowledges what it placed:
+ * a responder program that sees its receive and exits at once must not take
+ * the ACK with it.  A QP that left RTR/RTS meanwhile gets the receive flushed.
+ */
+static void fab_complete_recv(const struct sv_wire_req *r, uint64_t wr_id, enum ibv_wc_opcode opcode, int flags)
+{
+	struct sv_qp *rq;
+
+	lock();
+	if ((rq = find_qp(r->dst_qpn))) {
+		if (fab_responder(r))
+			complete_recv_from(rq, wr_id, IBV_WC_SUCCESS, opcode, r->len, r->src_qpn, r->imm, flags);
+		else
+			complete_recv_from(rq, wr_id, IBV_WC_WR_FLUSH_ERR, opcode, 0, r->src_qpn, 0, 0);
+	}
+	unlock();
+}
+
 static int fab_serve_write(int fd, const struct sv_wire_req *r)
 {
 	enum ibv_wc_status st = IBV_WC_SUCCESS;
 	unsigned char *dst = NULL;
 	struct sv_qp *rq;
-	int imm = r->opcode == IBV_WR_RDMA_WRITE_WITH_IMM;
+	int imm = r->opcode == IBV_WR_RDMA_WRITE_WITH_IMM, consumed = 0;
 	uint8_t rnr_timer = 0;
+	uint64_t wr_id = 0;
 
 	lock();
 	if (!(rq = fab_responder(r)))
@@ -550,17 +571,19 @@ static int fab_serve_write(int fd, const struct sv_wire_req *r)
 	if (st == IBV_WC_SUCCESS && imm) {
 		lock();
 		if ((rq = fab_responder(r)) && rq->rq_count) {
-			uint64_t wr_id = rq->rq[rq->rq_head].wr_id;
+			wr_id = rq->rq[rq->rq_head].wr_id;
 			rq->rq_head = (rq->rq_head + 1) % rq->init.cap.max_recv_wr;
 			rq->rq_count--;
-			complete_recv_from(rq, wr_id, IBV_WC_SUCCESS, IBV_WC_RECV_RDMA_WITH_IMM, r->len,
-					   r->src_qpn, r->imm, RECV_WITH_IMM | (int)r->flags);
+			consumed = 1;
 		} else {
 			st = IBV_WC_RETRY_EXC_ERR;  /* torn down while the data was in flight */
 		}
 		unlock();
 	}
-	return fab_reply_nak(fd, st, rnr_timer);
+	int bad = fab_reply_nak(fd, st, rnr_timer);
+	if (consumed)
+		fab_complete_recv(r, wr_id, IBV_WC_RECV_RDMA_WITH_IMM, RECV_WITH_IMM | (int)r->flags);
+	return bad;
 }
 
 static int fab_serve_send(int fd, const struct sv_wire_req *r)
@@ -585,16 +608,10 @@ static int fab_serve_send(int fd, const struct sv_wire_req *r)
 
 	if (st == IBV_WC_SUCCESS ? fab_recv_all(fd, iov, n) : fab_discard(fd, r->len))
 		return -1;
-	if (st == IBV_WC_SUCCESS) {
-		lock();
-		if ((rq = fab_responder(r)))
-			complete_recv_from(rq, wr_id, IBV_WC_SUCCESS, IBV_WC_RECV, r->len, r->src_qpn, r->imm,
-					   (r->opcode == IBV_WR_SEND_WITH_IMM ? RECV_WITH_IMM : 0) | (int)r->flags);
-		else
-			st = IBV_WC_RETRY_EXC_ERR;
-		unlock();
-	}
-	return fab_reply_nak(fd, st, rnr_timer);
+	int bad = fab_reply_nak(fd, st, rnr_timer);
+	if (st == IBV_WC_SUCCESS)
+		fab_complete_recv(r, wr_id, IBV_WC_RECV, (r->opcode == IBV_WR_SEND_WITH_IMM ? RECV_WITH_IMM : 0) | (int)r->flags);
+	return bad;
 }
 
 static int fab_serve_read(int fd, const struct sv_wire_req *r)

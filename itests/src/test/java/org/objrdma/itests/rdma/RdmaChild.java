@@ -60,15 +60,23 @@ public final class RdmaChild implements AutoCloseable {
     /** Starts a client JVM talking to the gateway on {@code port} as {@code accessKey}. */
     public static RdmaChild start(int port, String accessKey, String secret, File log, String maxHeap)
             throws Exception {
+        return start(port, accessKey, secret, log, maxHeap, List.of());
+    }
+
+    /** As {@link #start(int, String, String, File, String)} with more JVM options (e.g. {@code -Dname=value}). */
+    public static RdmaChild start(int port, String accessKey, String secret, File log, String maxHeap,
+            List<String> jvmOptions) throws Exception {
         String cp = System.getProperty(CLASSPATH_PROPERTY);
         if (cp == null || cp.isEmpty()) {
             throw new IllegalStateException(CLASSPATH_PROPERTY + " is not set (the IT's configuration passes it)");
         }
         String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
-        ProcessBuilder pb = new ProcessBuilder(java, "-Xmx" + maxHeap, "--enable-native-access=ALL-UNNAMED",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", cp, RdmaClientMain.class.getName(),
-                "127.0.0.1", String.valueOf(port), accessKey, secret)
-                .redirectError(ProcessBuilder.Redirect.appendTo(log));
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx" + maxHeap, "--enable-native-access=ALL-UNNAMED",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", cp, RdmaClientMain.class.getName(), "127.0.0.1", String.valueOf(port), accessKey,
+                secret));
+        ProcessBuilder pb = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log));
         RdmaChild child = new RdmaChild(pb.start());
         child.await("HELLO", Duration.ofSeconds(60));
         return child;

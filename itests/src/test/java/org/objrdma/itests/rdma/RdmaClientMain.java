@@ -95,8 +95,14 @@ public final class RdmaClientMain {
         }
     }
 
+    /** System property: the software verbs device to load; set, the RC transfers run over verbs ({@link VerbsRows}). */
+    public static final String VERBS_PROPERTY = "objrdma.it.client.verbs";
+
     private final SignedHttp http;
     private final StandaloneTcpTransport transport;
+    /** What the RC transfers run on: the TCP transport, or the verbs one with {@link #VERBS_PROPERTY}. */
+    private final org.objrdma.api.transport.Transport rcTransport;
+    private final VerbsRows verbs;
     private final Map<String, Credential> credentials = new HashMap<>();
     private final Map<String, CuObjAgent> agents = new HashMap<>();
     private final RcClient rc;
@@ -107,7 +113,9 @@ public final class RdmaClientMain {
         this.http = new SignedHttp(host, port);
         this.transport = TcpTransports.startOnLoopback();
         this.credentials.put("main", main);
-        this.rc = new RcClient(transport, TIMEOUT);
+        this.verbs = System.getProperty(VERBS_PROPERTY) == null ? null : VerbsRows.open(System.getProperty(VERBS_PROPERTY));
+        this.rcTransport = verbs == null ? transport : verbs.transport();
+        this.rc = new RcClient(rcTransport, TIMEOUT);
         this.in = in;
     }
 
@@ -130,6 +138,9 @@ public final class RdmaClientMain {
             System.out.flush();
         }
         client.transport.close();
+        if (client.verbs != null) {
+            client.verbs.close();
+        }
     }
 
     private String run(String[] c) throws Exception {
@@ -160,7 +171,7 @@ public final class RdmaClientMain {
             case "get" -> pos.get(1).equals("rc") ? rcGet(who, pos.get(2), dash(pos.get(3)), size(pos.get(4)), opt)
                     : cuObjGet(who, agent(opt), pos.get(2), dash(pos.get(3)), size(pos.get(4)), opt);
             case "put" -> pos.get(1).equals("rc") ? rcPut(who, pos.get(2), dash(pos.get(3)), size(pos.get(4)),
-                    Long.parseLong(pos.get(5)), opt.containsKey("slow"))
+                    Long.parseLong(pos.get(5)), opt.containsKey("slow"), opt.get("forge"))
                     : cuObjPut(who, agent(opt), pos.get(2), dash(pos.get(3)), size(pos.get(4)), Long.parseLong(pos.get(5)),
                     opt);
             case "rcforeign" -> rcForeign(who, credentials.get(opt.get("other")), pos.get(1), size(pos.get(2)));
@@ -168,6 +179,9 @@ public final class RdmaClientMain {
             case "badtoken" -> describe(http.send(who, "GET", pos.get(1), "", null, Map.of("x-amz-rdma-token", "zz"),
                     Map.of()), false);
             case "unsigned" -> unsignedRow(who, pos.get(1), size(pos.get(2)));
+            case "cuverbs" -> describe(verbs.cuObjectOverVerbs(http, who, pos.get(1), pos.get(2), size(pos.get(3)),
+                    Long.parseLong(pos.get(4))), pos.get(1).equals("get")) + " " + verbs.lastMemory();
+            case "verbsobjects" -> verbs.liveObjects();
             default -> "FAIL error=unknown_command_" + pos.get(0);
         };
     }
@@ -257,6 +271,12 @@ public final class RdmaClientMain {
 
     private Prepared prepare(Credential who, Op op, ClientMemory mem, String target, long offset, int size,
             String sizeHeader) throws Exception {
+        return prepare(who, op, mem, target, offset, size, sizeHeader, null);
+    }
+
+    /** {@code forge} ({@code rkey} or {@code addr}): GET names, PUT writes into, memory the server never granted. */
+    private Prepared prepare(Credential who, Op op, ClientMemory mem, String target, long offset, int size,
+            String sizeHeader, String forge) throws Exception {
         RcTransfer tr = rc.begin(op, mem, 0, size);
         Map<String, String> h = new LinkedHashMap<>();
         h.put("x-amz-rdma-protocol", "hipobj-rc-v2");
@@ -266,8 +286,10 @@ public final class RdmaClientMain {
         h.put("x-amz-rdma-offset", String.valueOf(offset));
         h.put("x-amz-rdma-psn", Integer.toHexString(tr.psn()));
         h.put("x-amz-rdma-cookie", Integer.toHexString(tr.cookie()));
-        h.put("x-amz-rdma-token", tr.token());
-        h.put(RcTokenHeader.CHANNEL_KEY_HEADER, HexFormat.of().formatHex(tr.channelKey()));
+        h.put("x-amz-rdma-token", forge == null || op != Op.GET ? tr.token() : VerbsRows.forgedToken(tr, forge));
+        if (tr.channelKey() != null) { // verbs: none
+            h.put(RcTokenHeader.CHANNEL_KEY_HEADER, HexFormat.of().formatHex(tr.channelKey()));
+        }
         HttpResponse<byte[]> r = http.send(who, "POST", "/.hipobj-rc/prepare", "", null, h, Map.of());
         if (r.statusCode() != 200) {
             tr.close();
@@ -275,11 +297,14 @@ public final class RdmaClientMain {
         }
         String reply = r.headers().firstValue("x-amz-rdma-reply").orElseThrow();
         RcToken token = RcToken.parse(reply.substring("200:".length())).value();
-        byte[] key = HexFormat.of().parseHex(r.headers().firstValue(RcTokenHeader.CHANNEL_KEY_HEADER).orElseThrow());
+        byte[] key = r.headers().firstValue(RcTokenHeader.CHANNEL_KEY_HEADER).map(HexFormat.of()::parseHex).orElse(null);
         int psn = Integer.parseInt(r.headers().firstValue("x-amz-rdma-psn").orElseThrow(), 16);
         EndpointInfo server = RcTokenCodecs.decode(token, new RcTokenCodec.Context(psn, Mtu.MTU_4096, key)).value();
         RemoteRegion staging = new RemoteRegion(Long.parseUnsignedLong(r.headers().firstValue("x-amz-rdma-mr-addr")
                 .orElseThrow(), 16), size, (int) Long.parseLong(r.headers().firstValue("x-amz-rdma-mr-rkey").orElseThrow(), 16));
+        if (forge != null && op == Op.PUT) {
+            staging = VerbsRows.forged(staging, forge);
+        }
         return new Prepared(r, tr, new PrepareResponse(new SessionId(r.headers().firstValue("x-amz-rdma-session")
                 .orElseThrow()), server, staging));
     }
@@ -306,8 +331,9 @@ public final class RdmaClientMain {
 
     private String rcGet(Credential who, String path, String query, int size, Map<String, String> opt) throws Exception {
         long offset = Long.parseLong(opt.getOrDefault("offset", "0"));
-        try (ClientMemory mem = ClientMemory.register(transport, arena.allocate(size, 4096))) {
-            Prepared p = prepare(who, Op.GET, mem, path + (query.isEmpty() ? "" : "?" + query), offset, size, null);
+        try (ClientMemory mem = ClientMemory.register(rcTransport, arena.allocate(size, 4096))) {
+            Prepared p = prepare(who, Op.GET, mem, path + (query.isEmpty() ? "" : "?" + query), offset, size, null,
+                    opt.get("forge"));
             if (p.transfer() == null) {
                 return describe(p.answer(), false);
             }
@@ -328,10 +354,11 @@ public final class RdmaClientMain {
         }
     }
 
-    private String rcPut(Credential who, String path, String query, int size, long seed, boolean slow) throws Exception {
-        try (ClientMemory mem = ClientMemory.register(transport, arena.allocate(size, 4096))) {
+    private String rcPut(Credential who, String path, String query, int size, long seed, boolean slow, String forge)
+            throws Exception {
+        try (ClientMemory mem = ClientMemory.register(rcTransport, arena.allocate(size, 4096))) {
             MemorySegment.copy(random(size, seed), 0, mem.segment(), ValueLayout.JAVA_BYTE, 0, size);
-            Prepared p = prepare(who, Op.PUT, mem, path + (query.isEmpty() ? "" : "?" + query), 0, size, null);
+            Prepared p = prepare(who, Op.PUT, mem, path + (query.isEmpty() ? "" : "?" + query), 0, size, null, forge);
             if (p.transfer() == null) {
                 return describe(p.answer(), false);
             }
@@ -359,7 +386,7 @@ public final class RdmaClientMain {
     }
 
     private String rcForeign(Credential who, Credential other, String path, int size) throws Exception {
-        try (ClientMemory mem = ClientMemory.register(transport, arena.allocate(size, 4096))) {
+        try (ClientMemory mem = ClientMemory.register(rcTransport, arena.allocate(size, 4096))) {
             Prepared p = prepare(who, Op.GET, mem, path, 0, size, null);
             if (p.transfer() == null) {
                 return describe(p.answer(), false);
@@ -381,7 +408,7 @@ public final class RdmaClientMain {
     }
 
     private String rcSizeRow(Credential who, String target, String sizeHeader) throws Exception {
-        try (ClientMemory mem = ClientMemory.register(transport, arena.allocate(4096, 4096))) {
+        try (ClientMemory mem = ClientMemory.register(rcTransport, arena.allocate(4096, 4096))) {
             return describe(prepare(who, Op.GET, mem, target, 0, 4096, sizeHeader).answer(), false);
         }
     }

@@ -46,11 +46,11 @@ public final class CrossProcessBench {
     private CrossProcessBench() {
     }
 
-    static String format(EndpointInfo.Verbs e) {
+    public static String format(EndpointInfo.Verbs e) {
         return e.qpn() + " " + e.psn() + " " + e.gid().toHex() + " " + e.lid() + " " + e.port() + " " + e.mtu().code();
     }
 
-    static EndpointInfo.Verbs parse(String[] f, int at) {
+    public static EndpointInfo.Verbs parse(String[] f, int at) {
         return new EndpointInfo.Verbs(Integer.parseInt(f[at]), Integer.parseInt(f[at + 1]),
                 Gid.fromBytes(HexFormat.of().parseHex(f[at + 2])), Integer.parseInt(f[at + 3]),
                 Integer.parseInt(f[at + 4]), Mtu.fromCode(Integer.parseInt(f[at + 5])));

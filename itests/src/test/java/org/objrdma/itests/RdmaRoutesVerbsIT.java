@@ -1,0 +1,340 @@
+package org.objrdma.itests;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+import static org.ops4j.pax.exam.CoreOptions.systemProperty;
+import static org.ops4j.pax.exam.karaf.options.KarafDistributionOption.editConfigurationFilePut;
+
+import java.io.File;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.servlet.Servlet;
+import org.junit.After;
+import org.junit.Before;
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.objrdma.api.session.SessionManager;
+import org.objrdma.api.session.SessionSnapshot;
+import org.objrdma.api.session.SessionState;
+import org.objrdma.api.session.SessionTerminalListener;
+import org.objrdma.api.session.TerminalEvent;
+import org.objrdma.api.session.TerminalReason;
+import org.objrdma.api.staging.StagingPool;
+import org.objrdma.api.store.ObjectStore;
+import org.objrdma.api.transport.Transport;
+import org.objrdma.cuobj.CuObjServer;
+import org.objrdma.itests.rdma.RdmaChild;
+import org.objrdma.itests.rdma.RdmaChild.Answer;
+import org.objrdma.itests.rdma.RdmaClientMain;
+import org.objrdma.itests.rdma.SoftVerbsObjects;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.osgi.framework.ServiceRegistration;
+
+/**
+ * The gateway's RDMA routes over the <b>verbs transport</b> on the software verbs device: Karaf runs the verbs
+ * component with {@code library.path} set to the device ({@code softrc0}, its cross-process fabric), the session
+ * manager pinned to {@code verbs:softrc0}; the client is a second JVM ({@link RdmaClientMain} with
+ * {@code -Dobjrdma.it.client.verbs}) whose hipobj-rc-v2 transfers run on a verbs transport of its own on the same
+ * fabric. Everything goes through Pax Web over real HTTP.
+ *
+ * <ul>
+ * <li>hipobj-rc-v2 GET and PUT of 1 B, 4 KiB and 64 MiB, a ranged GET, UploadPart over RC then
+ *     CompleteMultipartUpload over HTTP, byte-exact by CRC32C against plain HTTP; size 0 refused (400).</li>
+ * <li>cuObject cannot run over verbs here: the facade binds only a transport serving {@code agent-one-sided} (the
+ *     TCP transport; verbs would need DC targets). The request a verbs-only client makes (a descriptor naming LID
+ *     and a QP number, no GID) is declined as documented: GET answers the body with {@code x-amz-rdma-reply: 501}
+ *     and leaves the client memory untouched, PUT answers 501 and stores nothing, and the client's HTTP retry
+ *     stores the bytes.</li>
+ * <li>Security over verbs: a foreign principal's READY is 404 with the session untouched; a GET token naming a
+ *     forged rkey and a PUT writing past the staging grant are refused by the device (remote access error): 502,
+ *     nothing committed.</li>
+ * <li>After each test: staging lent 0, no session, and the device's queue pairs, memory windows and
+ *     registrations in Karaf and in the client back to their baseline.</li>
+ * </ul>
+ */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+public class RdmaRoutesVerbsIT extends ObjRdmaTestSupport {
+
+    private static final String AK = "VERBSITACCESSKEY0001";
+    private static final String SECRET = "verbsItSecret/0123456789abcdefghijklmnop";
+    private static final String OTHER_AK = "VERBSITOTHERKEY00002";
+    private static final String OTHER_SECRET = "verbsItOtherSecret/0123456789abcdefghijk";
+    private static final String PORT_PROPERTY = "objrdma.it.http.port";
+    private static final String SOFT_PROPERTY = "objrdma.softverbs";
+    private static final int MIB = 1 << 20;
+    private static final int BIG = 64 * MIB;
+    private static final Duration AUDIT = Duration.ofSeconds(120);
+
+    private final List<TerminalEvent> ended = new CopyOnWriteArrayList<>();
+    private final List<RdmaChild> children = new ArrayList<>();
+    private ServiceRegistration<SessionTerminalListener> listener;
+    private SoftVerbsObjects device;
+    private int qpsBefore;
+    private int mwsBefore;
+    private int mrsBefore;
+    private long idleBefore;
+
+    @Configuration
+    public Option[] config() throws IOException {
+        String soft = System.getProperty(SOFT_PROPERTY);
+        if (soft == null || !new File(soft).isFile()) {
+            throw new IllegalStateException(SOFT_PROPERTY + " must name the software verbs device built by"
+                    + " bundles/objrdma-verbs (build it first), was " + soft);
+        }
+        soft = new File(soft).getCanonicalPath();
+        int port = freePort();
+        String loopback = "127.0.0.0/8";
+        return options(
+                editConfigurationFilePut("etc/org.ops4j.pax.web.cfg", "org.osgi.service.http.port", String.valueOf(port)),
+                editConfigurationFilePut("etc/org.objrdma.store.fs.cfg", "credentials",
+                        AK + ":" + SECRET + "," + OTHER_AK + ":" + OTHER_SECRET),
+                editConfigurationFilePut("etc/org.objrdma.store.fs.cfg", "fsync", "false"),
+                editConfigurationFilePut("etc/org.objrdma.verbs.cfg", "library.path", soft),
+                // RC sessions on the verbs transport only (DS greedy ranking would pick it too, once it is there)
+                editConfigurationFilePut("etc/org.objrdma.session.cfg", "transport.target",
+                        "(objrdma.transport.name=verbs:softrc0)"),
+                editConfigurationFilePut("etc/org.objrdma.session.cfg", "dev.name", "softrc0"),
+                editConfigurationFilePut("etc/org.objrdma.session.cfg", "allow.addresses", loopback),
+                editConfigurationFilePut("etc/org.objrdma.session.cfg", "prep.timeout.ms", "10000"),
+                editConfigurationFilePut("etc/org.objrdma.session.cfg", "exec.timeout.ms", "20000"),
+                editConfigurationFilePut("etc/org.objrdma.cuobj.cfg", "allow.addresses", loopback),
+                editConfigurationFilePut("etc/org.objrdma.staging.cfg", "max.buffer.size", String.valueOf(BIG)),
+                editConfigurationFilePut("etc/org.objrdma.staging.cfg", "max.bytes.per.principal", String.valueOf(512 * MIB)),
+                systemProperty(PORT_PROPERTY).value(String.valueOf(port)),
+                systemProperty(SOFT_PROPERTY).value(soft),
+                systemProperty(RdmaChild.CLASSPATH_PROPERTY).value(System.getProperty("java.class.path")));
+    }
+
+    @Before
+    public void awaitGatewayOnVerbs() throws Exception {
+        waitForService(ObjectStore.class, null);
+        waitForService(Servlet.class, "(component.name=org.objrdma.s3)");
+        waitForService(CuObjServer.class, null);
+        waitForService(Transport.class, "(objrdma.transport.name=verbs:softrc0)");
+        waitForService(SessionManager.class, null);
+        listener = bundleContext.registerService(SessionTerminalListener.class, ended::add, null);
+        device = SoftVerbsObjects.of(System.getProperty(SOFT_PROPERTY));
+        awaitQuiet();
+        qpsBefore = device.live(SoftVerbsObjects.QPS);
+        mwsBefore = device.live(SoftVerbsObjects.MWS);
+        mrsBefore = device.live(SoftVerbsObjects.MRS);
+        idleBefore = pool().stats().idle();
+    }
+
+    @After
+    public void stopChildren() throws Exception {
+        for (RdmaChild c : children) {
+            c.kill();
+        }
+        if (listener != null) {
+            listener.unregister();
+        }
+    }
+
+    private RdmaChild child() throws Exception {
+        RdmaChild c = RdmaChild.start(Integer.getInteger(PORT_PROPERTY), AK, SECRET, new File("client-jvm-verbs.log"),
+                "768m", List.of("-D" + RdmaClientMain.VERBS_PROPERTY + "=" + System.getProperty(SOFT_PROPERTY)));
+        children.add(c);
+        ok(c.call("cred other " + OTHER_AK + " " + OTHER_SECRET));
+        Answer a = c.call("httpput /vbkt - 0 0");
+        assertTrue(a.line(), a.status() == 200 || "BucketAlreadyOwnedByYou".equals(a.get("code")));
+        return c;
+    }
+
+    private static Answer ok(Answer a) {
+        assertEquals(a.line(), "OK", a.kind());
+        return a;
+    }
+
+    private static String crc(byte[] data) {
+        return RdmaClientMain.crc(MemorySegment.ofArray(data), data.length);
+    }
+
+    private static String crc(int size, long seed) {
+        return crc(RdmaClientMain.random(size, seed));
+    }
+
+    // ------------------------------------------------------------------ the audit
+
+    private StagingPool pool() {
+        return waitForService(StagingPool.class, null);
+    }
+
+    private void awaitQuiet() throws InterruptedException {
+        await("staging lent 0", AUDIT, () -> pool().stats().borrowed() == 0);
+        await("no live session", AUDIT, () -> waitForService(SessionManager.class, null).snapshot().isEmpty());
+    }
+
+    /**
+     * Staging lent 0, no session, every session ended once; in Karaf the device's queue pairs and memory windows
+     * back to the baseline, its registrations at most the baseline plus the staging buffers pooled since (each idle
+     * buffer holds one); in the client its queue pairs, windows and registrations back to its own baseline.
+     */
+    private void audit(RdmaChild client, Answer clientBefore) throws InterruptedException {
+        awaitQuiet();
+        await("Karaf's queue pairs back to " + qpsBefore + " (" + device.describe() + ")", AUDIT,
+                () -> device.live(SoftVerbsObjects.QPS) == qpsBefore);
+        await("Karaf's memory windows back to " + mwsBefore + " (" + device.describe() + ")", AUDIT,
+                () -> device.live(SoftVerbsObjects.MWS) == mwsBefore);
+        long pooledSince = pool().stats().idle() - idleBefore;
+        int mrs = device.live(SoftVerbsObjects.MRS);
+        assertTrue("Karaf's registrations: " + mrs + ", baseline " + mrsBefore + " + " + pooledSince + " pooled",
+                mrs <= mrsBefore + Math.max(0, pooledSince));
+        await("the client's objects back to " + clientBefore.line(), AUDIT, () -> {
+            try {
+                return client.call("verbsobjects").line().equals(clientBefore.line());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        });
+        Map<String, Integer> count = new ConcurrentHashMap<>();
+        ended.forEach(e -> count.merge(e.sessionId().hex(), 1, Integer::sum));
+        count.forEach((s, n) -> assertEquals("terminal events of session " + s, 1, (int) n));
+    }
+
+    private TerminalEvent awaitEnd(String session) throws InterruptedException {
+        await("session " + session + " ended", AUDIT,
+                () -> ended.stream().anyMatch(e -> e.sessionId().hex().equals(session)));
+        return ended.stream().filter(e -> e.sessionId().hex().equals(session)).findFirst().orElseThrow();
+    }
+
+    // ------------------------------------------------------------------ hipobj-rc-v2 over verbs
+
+    @Test
+    public void rcOverVerbsMovesEverySizeRangeAndUploadPart() throws Exception {
+        RdmaChild c = child();
+        Answer before = ok(c.call("verbsobjects"));
+        int[] sizes = {1, 4096, BIG};
+        for (int i = 0; i < sizes.length; i++) {
+            int size = sizes[i];
+            String want = crc(size, 100 + i);
+            ok(c.call("httpput /vbkt/o" + size + " - " + size + " " + (100 + i)));
+            Answer get = ok(c.call("get rc /vbkt/o" + size + " - " + size));
+            assertEquals(get.line(), "true:SUCCESS", get.get("outcome"));
+            assertEquals(get.line(), want, get.get("crc"));
+            Answer put = ok(c.call("put rc /vbkt/rc" + size + " - " + size + " " + (100 + i)));
+            assertEquals(put.line(), "true:SUCCESS", put.get("outcome"));
+            assertEquals("RC PUT over verbs stored byte-exact", want, ok(c.call("httpget /vbkt/rc" + size + " -")).get("bodycrc"));
+        }
+        // 0 B: hipobj-rc-v2 refuses size 0 at PREPARE (400), as over TCP
+        ok(c.call("httpput /vbkt/empty - 0 0"));
+        Answer empty = c.call("rcsize /vbkt/empty 0");
+        assertEquals(empty.line(), 400, empty.status());
+        assertEquals(empty.line(), "InvalidRdmaRequest", empty.get("code"));
+
+        // a ranged GET: 2 MiB + 11 bytes from an odd offset of the 64 MiB object
+        byte[] object = RdmaClientMain.random(BIG, 102);
+        int from = 8 * MIB - 5;
+        int len = 2 * MIB + 11;
+        Answer ranged = ok(c.call("get rc /vbkt/o" + BIG + " - " + len + " --offset=" + from));
+        assertEquals(ranged.line(), crc(Arrays.copyOfRange(object, from, from + len)), ranged.get("crc"));
+
+        // UploadPart over RC (verbs) for both parts, CompleteMultipartUpload over HTTP
+        Answer created = ok(c.call("http POST /vbkt/mp uploads -"));
+        Matcher m = Pattern.compile("<UploadId>([^<]+)</UploadId>").matcher(
+                new String(Base64.getDecoder().decode(created.get("text")), StandardCharsets.UTF_8));
+        assertTrue(created.line(), m.find());
+        String upload = m.group(1);
+        int p1 = 5 * MIB + 3;
+        int p2 = 3 * MIB + 7;
+        String e1 = ok(c.call("put rc /vbkt/mp partNumber=1&uploadId=" + upload + " " + p1 + " 111")).get("etag");
+        String e2 = ok(c.call("put rc /vbkt/mp partNumber=2&uploadId=" + upload + " " + p2 + " 112")).get("etag");
+        String xml = "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>\"" + e1
+                + "\"</ETag></Part><Part><PartNumber>2</PartNumber><ETag>\"" + e2 + "\"</ETag></Part></CompleteMultipartUpload>";
+        ok(c.call("http POST /vbkt/mp uploadId=" + upload + " "
+                + Base64.getEncoder().encodeToString(xml.getBytes(StandardCharsets.UTF_8))));
+        byte[] whole = new byte[p1 + p2];
+        System.arraycopy(RdmaClientMain.random(p1, 111), 0, whole, 0, p1);
+        System.arraycopy(RdmaClientMain.random(p2, 112), 0, whole, p1, p2);
+        assertEquals(crc(whole), ok(c.call("httpget /vbkt/mp -")).get("bodycrc"));
+        audit(c, before);
+    }
+
+    // ------------------------------------------------------------------ cuObject: declined over verbs
+
+    @Test
+    public void cuObjectOverVerbsIsDeclinedAndTheClientFallsBackToHttp() throws Exception {
+        RdmaChild c = child();
+        Answer before = ok(c.call("verbsobjects"));
+        int[] sizes = {1, 4096, BIG};
+        for (int i = 0; i < sizes.length; i++) {
+            int size = sizes[i];
+            String want = crc(size, 200 + i);
+            String zeros = crc(new byte[size]);
+            ok(c.call("httpput /vbkt/cu" + size + " - " + size + " " + (200 + i)));
+            // GET: the body over HTTP, reply 501, the client memory never written
+            Answer get = ok(c.call("cuverbs get /vbkt/cu" + size + " " + size + " 0"));
+            assertEquals(get.line(), 200, get.status());
+            assertEquals(get.line(), "501", get.get("x-amz-rdma-reply"));
+            assertEquals(get.line(), want, get.get("bodycrc"));
+            assertEquals(get.line(), zeros, get.get("memcrc"));
+            // PUT: 501 with reply 501, nothing stored (HEAD 404 in between), the client's HTTP retry stores the bytes
+            Answer put = c.call("cuverbs put /vbkt/cuput" + size + " " + size + " " + (210 + i));
+            assertEquals(put.line(), 501, put.status());
+            assertEquals(put.line(), "501", put.get("x-amz-rdma-reply"));
+            assertEquals(put.line(), "404", put.get("declinedHead"));
+            assertEquals(put.line(), "200", put.get("fallback"));
+            assertEquals(crc(size, 210 + i), ok(c.call("httpget /vbkt/cuput" + size + " -")).get("bodycrc"));
+        }
+        audit(c, before);
+    }
+
+    // ------------------------------------------------------------------ security over verbs
+
+    @Test
+    public void foreignReadyAndForgedMemoryOverVerbs() throws Exception {
+        RdmaChild c = child();
+        Answer before = ok(c.call("verbsobjects"));
+        ok(c.call("httpput /vbkt/s - 4096 300"));
+
+        // READY (and CANCEL) from another principal: 404 / 204, the session untouched; the owner's READY works
+        c.send("rcforeign /vbkt/s 4096 --other=other");
+        Answer mid = c.await("MID", Duration.ofSeconds(60));
+        assertTrue(mid.line(), mid.get("foreign").contains("status=404") && mid.get("foreign").contains("NoSuchRdmaSession"));
+        assertEquals(mid.line(), "204", mid.get("foreignCancel"));
+        String session = mid.get("session");
+        SessionSnapshot snap = waitForService(SessionManager.class, null).snapshot().stream()
+                .filter(s -> s.sessionId().hex().equals(session)).findFirst()
+                .orElseThrow(() -> new AssertionError("the foreign READY/CANCEL ended " + session));
+        assertEquals(SessionState.PREPARED, snap.state());
+        c.send("go");
+        Answer owner = ok(c.await("OK|FAIL", Duration.ofSeconds(60)));
+        assertEquals(crc(4096, 300), owner.get("crc"));
+        assertEquals(TerminalReason.COMPLETED, awaitEnd(session).reason());
+
+        // a GET token naming a forged rkey: the server's WRITE_WITH_IMM is refused by the client's device
+        for (String forge : new String[] {"rkey", "addr"}) {
+            Answer get = c.call("get rc /vbkt/s - 4096 --forge=" + forge);
+            assertEquals(get.line(), 502, get.status());
+            assertEquals(get.line(), crc(new byte[4096]), get.get("crc"));
+            assertTrue(get.line(), get.get("outcome").startsWith("false:"));
+            assertTrue(awaitEnd(get.get("session")).reason() != TerminalReason.COMPLETED);
+        }
+        // a PUT that writes with a forged rkey / past the staging grant: refused by Karaf's device, nothing committed
+        for (String forge : new String[] {"rkey", "addr"}) {
+            Answer put = c.call("put rc /vbkt/forged-" + forge + " - 4096 301 --forge=" + forge);
+            assertEquals(put.line(), 502, put.status());
+            assertEquals(put.line(), "false:REM_ACCESS_ERR", put.get("outcome"));
+            assertTrue(awaitEnd(put.get("session")).reason() != TerminalReason.COMPLETED);
+            assertEquals("nothing committed", 404, c.call("http HEAD /vbkt/forged-" + forge + " - -").status());
+        }
+        audit(c, before);
+    }
+}
