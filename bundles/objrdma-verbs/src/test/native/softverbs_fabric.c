@@ -26,8 +26,9 @@
  *
  * A peer process that goes away closes its sockets (the kernel does it for a
  * killed one): the requester's next or current WR completes with
- * RETRY_EXC_ERR, and the responder moves every QP connected to that process
- * to ERR, which flushes its receives - a link-down, never a hang.
+ * RETRY_EXC_ERR, and SV_FAB_LINKDOWN_MS later the responder moves every QP
+ * connected to that process to ERR, which flushes its receives - a link-down,
+ * never a hang.
  *
  * Retries, as an RC requester does them.  A request for a QP that cannot take
  * it (no such QP, not connected to the requester, not yet in RTR) is dropped
@@ -54,6 +55,7 @@
 #define SV_FAB_MAX_PEERS 64           /* outbound connections cached by the worker */
 #define SV_FAB_TIMEOUT_S 10           /* a silent peer fails a WR after this long (RETRY_EXC_ERR) */
 #define SV_FAB_RNR_CAP_S 10           /* rnr_retry 7 ("infinite") gives up after this long */
+#define SV_FAB_LINKDOWN_MS 1000       /* a peer process's end is acted on this long after its EOF */
 #define SV_FAB_DROPPED   0x100u       /* wire status: no QP took the request; the requester retries */
 
 struct sv_wire_req {
@@ -83,7 +85,10 @@ static struct sv_fab_conn g_fab_conn[SV_FAB_MAX_CONN];   /* (g_lock) */
 static struct sv_fab_peer g_fab_peer[SV_FAB_MAX_PEERS];  /* (g_lock) */
 static struct sv_qp *g_fab_exec_qp;            /* QP whose WR the worker runs unlocked (g_lock) */
 static int g_fab_exec_cancel;                  /* free_qp wants g_fab_exec_qp: stop retrying (g_lock) */
+static pid_t g_fab_exec_pid;                   /* the process g_fab_exec_qp's request went to (g_lock) */
+static int g_fab_exec_waiting;                 /* the worker sleeps between two tries (g_lock) */
 static pthread_cond_t g_fab_retry_cv = PTHREAD_COND_INITIALIZER;  /* wakes a retry wait early */
+static pthread_cond_t g_fab_down_cv = PTHREAD_COND_INITIALIZER;   /* fab_stop: no link-down grace now */
 static pthread_cond_t g_fab_exec_cv = PTHREAD_COND_INITIALIZER;
 
 static void fab_path(char *buf, size_t n, const char *fmt, unsigned long v)
@@ -369,6 +374,7 @@ static enum ibv_wc_status fab_attempt(struct sv_op *op, void **lp, uint32_t len,
 		outbound = 1;
 		break;
 	}
+	g_fab_exec_pid = pid;
 	if (!pid)
 		return (enum ibv_wc_status)SV_FAB_DROPPED;  /* no such QP on the fabric: nobody answers */
 	if ((fd = fab_peer_fd(pid)) < 0)
@@ -424,8 +430,11 @@ static int fab_retry_wait(uint64_t us)
 		due.tv_sec++;
 		due.tv_nsec -= 1000000000L;
 	}
+	g_fab_exec_waiting = 1;
+	pthread_cond_broadcast(&g_fab_exec_cv);  /* fab_peer_gone need not wait for a sleeping retry */
 	while (!g_fab_exec_cancel && pthread_cond_timedwait(&g_fab_retry_cv, &g_lock, &due) != ETIMEDOUT)
 		;
+	g_fab_exec_waiting = 0;
 	return g_fab_exec_cancel;
 }
 
@@ -668,6 +677,13 @@ static int fab_serve_atomic(int fd, const struct sv_wire_req *r)
  */
 static void fab_peer_gone(pid_t pid)
 {
+	/*
+	 * A request of ours to that process whose answer is in flight finishes first:
+	 * an ACK it sent before it went is on our socket already, and a NIC would have
+	 * taken it before anything noticed the peer had gone (its EOF comes at once).
+	 */
+	while (g_fab_exec_qp && g_fab_exec_pid == pid && !g_fab_exec_waiting)
+		pthread_cond_wait(&g_fab_exec_cv, &g_lock);
 	for (struct sv_list *c = g_ctxs.next; c != &g_ctxs; c = c->next) {
 		struct sv_ctx *ctx = container_of(c, struct sv_ctx, link);
 		for (struct sv_list *l = ctx->qps.next; l != &ctx->qps; l = l->next) {
@@ -710,7 +726,21 @@ static void *fab_conn_main(void *arg)
 		if (bad)
 			break;
 	}
+	/*
+	 * A NIC never learns that a peer it only answers went away; here its QPs go to
+	 * ERR (a link down, so nothing hangs), but only after SV_FAB_LINKDOWN_MS: the
+	 * survivor first polls what the peer acknowledged before it exited (a program
+	 * like ibv_rc_pingpong would otherwise meet a flushed receive beside its last
+	 * completion and fail although every message arrived).
+	 */
 	lock();
+	struct timespec due;
+	clock_gettime(CLOCK_REALTIME, &due);
+	due.tv_nsec += (long)(SV_FAB_LINKDOWN_MS % 1000) * 1000000L;
+	due.tv_sec += SV_FAB_LINKDOWN_MS / 1000 + due.tv_nsec / 1000000000L;
+	due.tv_nsec %= 1000000000L;
+	while (g_fab_up && pthread_cond_timedwait(&g_fab_down_cv, &g_lock, &due) != ETIMEDOUT)
+		;
 	if (g_fab_up)
 		fab_peer_gone(c->pid);
 	c->done = 1;
@@ -834,6 +864,7 @@ static void fab_stop(void)
 	if (!g_fab_up)
 		return;
 	g_fab_up = 0;
+	pthread_cond_broadcast(&g_fab_down_cv);
 	for (int i = 0; i < SV_FAB_MAX_PEERS; i++)
 		if (g_fab_peer[i].pid)
 			fab_peer_drop(g_fab_peer[i].pid);
