@@ -314,6 +314,9 @@ public class RdmaRoutesVerbsIT extends ObjRdmaTestSupport {
                 .filter(s -> s.sessionId().hex().equals(session)).findFirst()
                 .orElseThrow(() -> new AssertionError("the foreign READY/CANCEL ended " + session));
         assertEquals(SessionState.PREPARED, snap.state());
+        // the session's queue pair is the verbs transport's, on the device (not a TCP channel)
+        assertEquals(1, waitForService(Transport.class, "(objrdma.transport.name=verbs:softrc0)").channels().size());
+        assertEquals(device.describe(), qpsBefore + 1, device.live(SoftVerbsObjects.QPS));
         c.send("go");
         Answer owner = ok(c.await("OK|FAIL", Duration.ofSeconds(60)));
         assertEquals(crc(4096, 300), owner.get("crc"));
