@@ -463,7 +463,10 @@ static enum ibv_wc_status fab_execute(struct sv_op *op, void **lp, uint32_t len)
 				st = IBV_WC_RETRY_EXC_ERR;
 				break;
 			}
+			/* timeout 0 is "infinite" on IB: one wait is capped at SV_FAB_TIMEOUT_S */
 			wait_us = (4096ull << (qp->attr.timeout ? qp->attr.timeout : 31)) / 1000;
+			if (wait_us > SV_FAB_TIMEOUT_S * 1000000ull)
+				wait_us = SV_FAB_TIMEOUT_S * 1000000ull;
 		} else if (st == IBV_WC_RNR_RETRY_EXC_ERR) {
 			clock_gettime(CLOCK_MONOTONIC, &now);
 			if (qp->attr.rnr_retry == 7 ? now.tv_sec - start.tv_sec >= SV_FAB_RNR_CAP_S
