@@ -60,7 +60,8 @@ import org.osgi.framework.ServiceRegistration;
  *     and a QP number, no GID) is declined as documented: GET answers the body with {@code x-amz-rdma-reply: 501}
  *     and leaves the client memory untouched, PUT answers 501 and stores nothing, and the client's HTTP retry
  *     stores the bytes.</li>
- * <li>Security over verbs: a foreign principal's READY is 404 with the session untouched; a GET token naming a
+ * <li>Security over verbs: a foreign principal's READY is 404 with the session untouched (a GET and a PUT session;
+ *     the PUT's staging grant is a memory window bound to the session's queue pair); a GET token naming a
  *     forged rkey and a PUT writing past the staging grant are refused by the device (remote access error): 502,
  *     nothing committed.</li>
  * <li>After each test: staging lent 0, no session, and the device's queue pairs, memory windows and
@@ -321,6 +322,22 @@ public class RdmaRoutesVerbsIT extends ObjRdmaTestSupport {
         Answer owner = ok(c.await("OK|FAIL", Duration.ofSeconds(60)));
         assertEquals(crc(4096, 300), owner.get("crc"));
         assertEquals(TerminalReason.COMPLETED, awaitEnd(session).reason());
+
+        // the same for a PUT; its staging grant is a memory window bound to the session's queue pair (PREPARE named
+        // the client's QPN, so the session connected at PREPARE): one more bound window in Karaf while it waits
+        int boundBefore = device.live(SoftVerbsObjects.BOUND_MWS);
+        c.send("rcforeign /vbkt/sput 4096 --other=other --put=302");
+        Answer putMid = c.await("MID", Duration.ofSeconds(60));
+        assertTrue(putMid.line(), putMid.get("foreign").contains("status=404"));
+        String putSession = putMid.get("session");
+        assertEquals(SessionState.PREPARED, waitForService(SessionManager.class, null).snapshot().stream()
+                .filter(s -> s.sessionId().hex().equals(putSession)).findFirst().orElseThrow().state());
+        assertEquals(device.describe(), boundBefore + 1, device.live(SoftVerbsObjects.BOUND_MWS));
+        c.send("go");
+        Answer putOwner = ok(c.await("OK|FAIL", Duration.ofSeconds(60)));
+        assertEquals(putOwner.line(), "true:SUCCESS", putOwner.get("outcome"));
+        assertEquals(crc(4096, 302), ok(c.call("httpget /vbkt/sput -")).get("bodycrc"));
+        assertEquals(TerminalReason.COMPLETED, awaitEnd(putSession).reason());
 
         // a GET token naming a forged rkey: the server's WRITE_WITH_IMM is refused by the client's device
         for (String forge : new String[] {"rkey", "addr"}) {

@@ -59,7 +59,8 @@ import org.objrdma.wire.RcTokenHeader;
  * <li>{@code httpput PATH QUERY SIZE SEED}, {@code httpget PATH QUERY [--range=A-B]}, {@code http METHOD PATH QUERY BODY|-}
  * <li>{@code get cuobj|rc PATH QUERY SIZE [--range=A-B] [--offset=N] [--slow]}: into registered memory
  * <li>{@code put cuobj|rc PATH QUERY SIZE SEED [--slow]}: from registered memory holding {@code random(SEED)}
- * <li>{@code rcforeign PATH SIZE --other=NAME}: PREPARE as us, READY as NAME (prints {@code MID ...}), then after a
+ * <li>{@code rcforeign PATH SIZE --other=NAME [--put=SEED]}: PREPARE (a GET, or a PUT of {@code random(SEED)}) as us,
+ *     READY as NAME (prints {@code MID ...}), then after a
  *     {@code go} line our own READY
  * <li>{@code rcsize PATH SIZEHEADER}, {@code badtoken PATH}, {@code unsigned PATH SIZE}: the refusal rows
  * </ul>
@@ -174,7 +175,8 @@ public final class RdmaClientMain {
                     Long.parseLong(pos.get(5)), opt.containsKey("slow"), opt.get("forge"))
                     : cuObjPut(who, agent(opt), pos.get(2), dash(pos.get(3)), size(pos.get(4)), Long.parseLong(pos.get(5)),
                     opt);
-            case "rcforeign" -> rcForeign(who, credentials.get(opt.get("other")), pos.get(1), size(pos.get(2)));
+            case "rcforeign" -> rcForeign(who, credentials.get(opt.get("other")), pos.get(1), size(pos.get(2)),
+                    opt.get("put"));
             case "rcsize" -> rcSizeRow(who, pos.get(1), pos.get(2));
             case "badtoken" -> describe(http.send(who, "GET", pos.get(1), "", null, Map.of("x-amz-rdma-token", "zz"),
                     Map.of()), false);
@@ -385,9 +387,12 @@ public final class RdmaClientMain {
         }
     }
 
-    private String rcForeign(Credential who, Credential other, String path, int size) throws Exception {
+    private String rcForeign(Credential who, Credential other, String path, int size, String putSeed) throws Exception {
         try (ClientMemory mem = ClientMemory.register(rcTransport, arena.allocate(size, 4096))) {
-            Prepared p = prepare(who, Op.GET, mem, path, 0, size, null);
+            if (putSeed != null) {
+                MemorySegment.copy(random(size, Long.parseLong(putSeed)), 0, mem.segment(), ValueLayout.JAVA_BYTE, 0, size);
+            }
+            Prepared p = prepare(who, putSeed == null ? Op.GET : Op.PUT, mem, path, 0, size, null);
             if (p.transfer() == null) {
                 return describe(p.answer(), false);
             }
