@@ -115,7 +115,8 @@ public class MetricsIT extends ObjRdmaTestSupport {
         updateConfig(PID, moved);
         await("the endpoint at /prom/objrdma", SERVICE_TIMEOUT, () -> status("/prom/objrdma") == 200);
         await("/metrics no longer the endpoint", SERVICE_TIMEOUT, () -> status("/metrics") != 200);
-        assertTrue(logHasLine("Prometheus endpoint changed live", "serving at /prom/objrdma"));
+        await("the change logged", SERVICE_TIMEOUT,
+                () -> logHasLine("Prometheus endpoint changed live", "serving at /prom/objrdma"));
 
         // a bad path is refused naming the property; the endpoint stays where it was
         Hashtable<String, Object> bad = new Hashtable<>();

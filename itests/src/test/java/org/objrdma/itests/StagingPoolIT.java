@@ -266,7 +266,8 @@ public class StagingPoolIT extends ObjRdmaTestSupport {
             classes.put("max.bytes.per.principal", 1L << 20);
             withConfigAdmin(ca -> ca.getConfiguration(PID, "?").update(classes));
             await("the pool rebuilt with 1 MiB classes", SERVICE_TIMEOUT, () -> pool.maxBufferSize() == 1L << 20);
-            assertTrue(logHasLine("Staging pool rebuilt behind the same service", "max.buffer.size 67108864 -> 1048576"));
+            await("the rebuild logged", SERVICE_TIMEOUT, () -> logHasLine("Staging pool rebuilt behind the same service",
+                    "max.buffer.size 67108864 -> 1048576"));
             assertTrue(first.isActive());
             first.segment().fill((byte) 1);
             try (StagingLease onNew = pool.borrow(1L << 20, PRINCIPAL, "on the new pool")) {
