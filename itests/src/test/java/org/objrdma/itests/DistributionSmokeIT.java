@@ -3,18 +3,13 @@ package org.objrdma.itests;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
-import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
 import javax.management.openmbean.TabularData;
 import javax.management.remote.JMXConnector;
-import javax.management.remote.JMXConnectorFactory;
-import javax.management.remote.JMXServiceURL;
 import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
@@ -106,24 +101,8 @@ public class DistributionSmokeIT {
         }
     }
 
-    /** The RMI connector comes up some seconds after the JVM; retry refused connections until the boot timeout. */
     private static JMXConnector connect(String user, String password) throws Exception {
-        JMXServiceURL url = new JMXServiceURL("service:jmx:rmi://127.0.0.1:" + serverPort
-                + "/jndi/rmi://127.0.0.1:" + registryPort + "/karaf-root");
-        Map<String, Object> env = new HashMap<>();
-        env.put(JMXConnector.CREDENTIALS, new String[] {user, password});
-        long deadline = System.nanoTime() + BOOT_TIMEOUT.toNanos();
-        while (true) {
-            try {
-                return JMXConnectorFactory.connect(url, env);
-            } catch (IOException notYet) {
-                karaf.assertRunning();
-                if (System.nanoTime() > deadline) {
-                    throw notYet;
-                }
-                TimeUnit.MILLISECONDS.sleep(500);
-            }
-        }
+        return karaf.connectJmx(serverPort, registryPort, user, password, BOOT_TIMEOUT);
     }
 
     /** What {@code command} printed, as plain text, whatever its exit status. */

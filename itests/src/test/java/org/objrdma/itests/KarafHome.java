@@ -74,6 +74,31 @@ public final class KarafHome implements AutoCloseable {
     }
 
     /**
+     * A remote JMX connection through Karaf's JAAS login and RBAC guard, as {@code user}. The RMI connector comes
+     * up some seconds after the JVM: refused connections are retried until {@code timeout}, as long as Karaf runs.
+     */
+    public javax.management.remote.JMXConnector connectJmx(int rmiServerPort, int rmiRegistryPort, String user,
+            String password, Duration timeout) throws Exception {
+        javax.management.remote.JMXServiceURL url = new javax.management.remote.JMXServiceURL(
+                "service:jmx:rmi://127.0.0.1:" + rmiServerPort + "/jndi/rmi://127.0.0.1:" + rmiRegistryPort
+                        + "/karaf-root");
+        java.util.Map<String, Object> env = java.util.Map.of(javax.management.remote.JMXConnector.CREDENTIALS,
+                new String[] {user, password});
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            try {
+                return javax.management.remote.JMXConnectorFactory.connect(url, env);
+            } catch (IOException notYet) {
+                assertRunning();
+                if (System.nanoTime() > deadline) {
+                    throw notYet;
+                }
+                TimeUnit.MILLISECONDS.sleep(500);
+            }
+        }
+    }
+
+    /**
      * SIGKILL to bin/karaf and the JVM it started: a crash, no shutdown hooks, no flushing; returns when both
      * are gone.
      */

@@ -116,7 +116,7 @@ public class S3CountersIT extends ObjRdmaTestSupport {
     }
 
     /** Column {@code column} of the --no-format row whose first cell is {@code first}. */
-    private static String cell(String output, String first, int column) {
+    static String cell(String output, String first, int column) {
         for (String line : output.split("\\R")) {
             String[] cells = line.split("\t");
             if (cells[0].strip().equals(first) && cells.length > column) {

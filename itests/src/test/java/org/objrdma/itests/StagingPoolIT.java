@@ -18,7 +18,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import javax.inject.Inject;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.objrdma.api.PrincipalId;
@@ -51,16 +50,14 @@ import org.osgi.framework.Constants;
 import org.osgi.framework.ServiceReference;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.cm.ConfigurationAdmin;
-import org.osgi.service.component.runtime.ServiceComponentRuntime;
-import org.osgi.service.component.runtime.dto.ComponentConfigurationDTO;
-import org.osgi.service.component.runtime.dto.ComponentDescriptionDTO;
 
 /**
  * The staging pool inside Karaf, against the real TCP transport when the distribution has it (it does once
  * objrdma-transport-tcp is in the umbrella feature; otherwise the test registers a recording transport of its
  * own and says so): buffers are page aligned and registered with the bound transport, a peer can WRITE into a
  * lease over that transport, counters reach the telemetry service, a better-ranked transport is swapped in
- * and each of its registrations is released exactly once, and a bad configuration fails naming the property.
+ * and each of its registrations is released exactly once, and a configuration change takes effect (live, or
+ * by a rebuild behind the same service) while a bad value is refused naming the property.
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
@@ -69,9 +66,6 @@ public class StagingPoolIT extends ObjRdmaTestSupport {
     private static final String PID = "org.objrdma.staging";
     private static final String TCP = "(" + Transport.PROPERTY_NAME + "=tcp)";
     private static final PrincipalId PRINCIPAL = PrincipalId.fromCanonical("staging-it");
-
-    @Inject
-    ServiceComponentRuntime scr;
 
     @Configuration
     public Option[] config() {
@@ -242,33 +236,84 @@ public class StagingPoolIT extends ObjRdmaTestSupport {
         }
     }
 
+    /**
+     * Config Admin changes reach the running pool through {@code @Modified}: a limit applies live (same pool,
+     * same service), new size classes rebuild the pool behind the same service while a lease of the old one
+     * keeps working, and a bad value is refused naming the property with everything as it was.
+     */
     @Test
-    public void aBadConfigurationFailsActivationNamingTheProperty() throws Exception {
+    public void aConfigurationChangeTakesEffectAndTheServiceStays() throws Exception {
         baseTransport();
-        waitForService(StagingPool.class, null);
+        StagingPool pool = waitForService(StagingPool.class, null);
+        Object serviceId = bundleContext.getServiceReference(StagingPool.class).getProperty(Constants.SERVICE_ID);
         try {
-            Hashtable<String, Object> bad = new Hashtable<>();
+            // live: one buffer per principal and class, no waiting
+            Hashtable<String, Object> limits = new Hashtable<>();
+            limits.put("max.buffers.per.principal.per.class", 1);
+            limits.put("borrow.wait", 0L);
+            withConfigAdmin(ca -> ca.getConfiguration(PID, "?").update(limits));
+            await("the live change logged", SERVICE_TIMEOUT, () -> logHasLine("Staging pool reconfigured live",
+                    "max.buffers.per.principal.per.class 64 -> 1"));
+            StagingLease first = pool.borrow(4096, PRINCIPAL, "first");
+            StagingException limit = assertThrowsStaging(() -> pool.borrow(4096, PRINCIPAL, "second"));
+            assertEquals(StagingStatus.LIMIT, limit.status());
+            assertTrue(limit.getMessage(), limit.getMessage().contains("max.buffers.per.principal.per.class (1"));
+            assertEquals(serviceId, currentServiceId());
+
+            // rebuild: new size classes; the lease of the old pool goes on working and returns to it
+            Hashtable<String, Object> classes = new Hashtable<>(limits);
+            classes.put("max.buffer.size", 1L << 20);
+            classes.put("max.bytes.per.principal", 1L << 20);
+            withConfigAdmin(ca -> ca.getConfiguration(PID, "?").update(classes));
+            await("the pool rebuilt with 1 MiB classes", SERVICE_TIMEOUT, () -> pool.maxBufferSize() == 1L << 20);
+            await("the rebuild logged", SERVICE_TIMEOUT, () -> logHasLine("Staging pool rebuilt behind the same service",
+                    "max.buffer.size 67108864 -> 1048576"));
+            assertTrue(first.isActive());
+            first.segment().fill((byte) 1);
+            try (StagingLease onNew = pool.borrow(1L << 20, PRINCIPAL, "on the new pool")) {
+                assertEquals(1L << 20, onNew.region().length());
+            }
+            assertTrue(first.release());
+            await("the previous pool closed with its last lease", SERVICE_TIMEOUT,
+                    () -> logHasLine("Previous staging pool", "closed: its last lease came back"));
+            assertEquals(serviceId, currentServiceId());
+
+            // refused: the property is named, the running pool keeps its settings
+            Hashtable<String, Object> bad = new Hashtable<>(classes);
             bad.put("max.buffer.size", 3000L);
             withConfigAdmin(ca -> ca.getConfiguration(PID, "?").update(bad));
-            await("the staging component fails activation", SERVICE_TIMEOUT,
-                    () -> failure().map(f -> f.contains("max.buffer.size")).orElse(false));
-            // SCR may keep the registration of a component whose activation failed, but nobody gets an object
-            for (ServiceReference<StagingPool> ref : bundleContext.getServiceReferences(StagingPool.class, null)) {
-                StagingPool unusable = bundleContext.getService(ref);
-                try {
-                    assertEquals("no pool is handed out with a bad configuration", null, unusable);
-                } finally {
-                    if (unusable != null) {
-                        bundleContext.ungetService(ref);
-                    }
-                }
+            await("the refusal logged", SERVICE_TIMEOUT, () -> logHasLine(
+                    "Configuration of org.objrdma.staging refused", "max.buffer.size = 3000"));
+            assertEquals(1L << 20, pool.maxBufferSize());
+            assertEquals(serviceId, currentServiceId());
+            try (StagingLease stillLends = pool.borrow(1L << 20, PRINCIPAL, "after the refusal")) {
+                assertEquals(0, stillLends.segment().address() % 4096);
             }
         } finally {
             withConfigAdmin(ca -> ca.getConfiguration(PID, "?").delete());
         }
-        StagingPool back = waitForService(StagingPool.class, null);
-        try (StagingLease l = back.borrow(100, PRINCIPAL, "after-fix")) {
+        await("the defaults back", SERVICE_TIMEOUT, () -> pool.maxBufferSize() == 64L << 20);
+        assertEquals(serviceId, currentServiceId());
+        try (StagingLease l = pool.borrow(100, PRINCIPAL, "after-defaults")) {
             assertEquals(0, l.segment().address() % 4096);
+        }
+    }
+
+    private Object currentServiceId() {
+        return bundleContext.getServiceReference(StagingPool.class).getProperty(Constants.SERVICE_ID);
+    }
+
+    interface StagingCall {
+        StagingLease run() throws StagingException;
+    }
+
+    private static StagingException assertThrowsStaging(StagingCall call) {
+        try {
+            StagingLease unexpected = call.run();
+            unexpected.release();
+            throw new AssertionError("the borrow was not refused");
+        } catch (StagingException e) {
+            return e;
         }
     }
 
@@ -290,19 +335,6 @@ public class StagingPoolIT extends ObjRdmaTestSupport {
         } finally {
             bundleContext.ungetService(ref);
         }
-    }
-
-    private Optional<String> failure() {
-        for (ComponentDescriptionDTO d : scr.getComponentDescriptionDTOs()) {
-            if (PID.equals(d.name)) {
-                for (ComponentConfigurationDTO c : scr.getComponentConfigurationDTOs(d)) {
-                    if (c.state == ComponentConfigurationDTO.FAILED_ACTIVATION && c.failure != null) {
-                        return Optional.of(c.failure);
-                    }
-                }
-            }
-        }
-        return Optional.empty();
     }
 
     private ServiceRegistration<Transport> register(Transport t, int ranking) {

@@ -15,7 +15,9 @@ import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 import org.apache.commons.pool2.impl.GenericKeyedObjectPool;
@@ -63,7 +65,8 @@ public final class BufferPool implements StagingPool, AutoCloseable {
     /** Retries when buffers fail validation (a region the transport closed) between creation and hand-out. */
     private static final int SWAP_RETRIES = 3;
 
-    private final StagingSettings settings;
+    /** Replaced whole by {@link #reconfigure}; the size classes never change (they are final below). */
+    private volatile StagingSettings settings;
     private final SizeClasses classes;
     private final LimitLedger ledger;
     private final GenericKeyedObjectPool<TransportBinding.Key, StagingBuffer> buffers;
@@ -82,6 +85,10 @@ public final class BufferPool implements StagingPool, AutoCloseable {
     private volatile TransportBinding preferred;
     private long generations; // guarded by bindingLock
     private volatile boolean closed;
+    /** Closed for borrows by {@link #retire}, closing for good when its last lease comes back. */
+    private volatile boolean retiring;
+    private final AtomicBoolean drained = new AtomicBoolean();
+    private ScheduledFuture<?> leaseCheckTask; // guarded by bindingLock
 
     private final LongAdder waits = new LongAdder();
     private final LongAdder timeouts = new LongAdder();
@@ -117,8 +124,58 @@ public final class BufferPool implements StagingPool, AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        long period = settings.leaseCheckPeriod().toMillis();
-        leaseCheck.scheduleWithFixedDelay(this::checkLeasesSafely, period, period, TimeUnit.MILLISECONDS);
+        synchronized (bindingLock) {
+            scheduleLeaseCheck(settings.leaseCheckPeriod());
+        }
+    }
+
+    /** Under bindingLock. */
+    private void scheduleLeaseCheck(Duration every) {
+        if (leaseCheckTask != null) {
+            leaseCheckTask.cancel(false);
+        }
+        long period = every.toMillis();
+        leaseCheckTask = leaseCheck.scheduleWithFixedDelay(this::checkLeasesSafely, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    /** Whether {@code next} can be applied to this pool live: everything but the size classes can. */
+    boolean canReconfigure(StagingSettings next) {
+        return next.minBufferSize() == settings.minBufferSize() && next.maxBufferSize() == settings.maxBufferSize();
+    }
+
+    /**
+     * Applies {@code next} live: the limits (to charges from now on; what is lent stays lent), the Commons Pool
+     * bounds and idle eviction, the waits, deadlines, stack tracking, zeroing and the lease check period.
+     *
+     * @throws IllegalArgumentException if the size classes differ ({@link #canReconfigure}): that needs a new pool
+     */
+    void reconfigure(StagingSettings next) {
+        if (!canReconfigure(next)) {
+            throw new IllegalArgumentException("the size classes of a running pool do not change: build a new pool");
+        }
+        synchronized (bindingLock) {
+            if (closed) {
+                return;
+            }
+            StagingSettings previous = settings;
+            // a higher class bound goes to the Commons Pool before the ledger admits more; a lower one after
+            if (next.maxBuffersPerClass() >= previous.maxBuffersPerClass()) {
+                buffers.setMaxTotalPerKey(next.maxBuffersPerClass());
+                ledger.limit(LimitLedger.Limits.of(next));
+            } else {
+                ledger.limit(LimitLedger.Limits.of(next));
+                buffers.setMaxTotalPerKey(next.maxBuffersPerClass());
+            }
+            buffers.setMaxIdlePerKey(next.idlePerClass());
+            buffers.setMinEvictableIdleDuration(next.idleTimeout());
+            if (!next.idleTimeout().equals(previous.idleTimeout())) {
+                buffers.setTimeBetweenEvictionRuns(evictionPeriod(next.idleTimeout()));
+            }
+            settings = next;
+            if (!next.leaseCheckPeriod().equals(previous.leaseCheckPeriod())) {
+                scheduleLeaseCheck(next.leaseCheckPeriod());
+            }
+        }
     }
 
     /** With the system clock and WARN-log reports. */
@@ -396,6 +453,7 @@ public final class BufferPool implements StagingPool, AutoCloseable {
             // only now: the ledger must never admit a borrow the buffer pool could not serve yet
             ledger.release(classIndex, lease.principal());
             telemetry.get().increment(Counter.STAGING_RETURNS);
+            closeIfDrained();
         }
     }
 
@@ -463,10 +521,11 @@ public final class BufferPool implements StagingPool, AutoCloseable {
      */
     public int shutdown() {
         synchronized (bindingLock) {
-            if (closed) {
+            if (closed && !retiring) {
                 return 0;
             }
             closed = true;
+            retiring = false; // from here on the deadline below decides, as for any shutdown
         }
         ledger.close();
         leaseCheck.shutdownNow();
@@ -503,6 +562,39 @@ public final class BufferPool implements StagingPool, AutoCloseable {
     @Override
     public void close() {
         shutdown();
+    }
+
+    /**
+     * Stops lending (CLOSED, queued borrows too) without a deadline: the pool a reconfiguration replaced.
+     * Idle buffers go at once. Leases still out keep working; each one's buffer is freed when it comes back, and the pool closes
+     * for good (Commons Pool, idle buffers, lease check) when the last one has. A later {@link #shutdown()}
+     * still bounds the wait. Idempotent.
+     */
+    public void retire() {
+        synchronized (bindingLock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            retiring = true;
+        }
+        ledger.close();
+        buffers.clear(); // its idle buffers are of no more use: deregistered and freed now
+        closeIfDrained();
+    }
+
+    /** Whether a retired pool still has leases out. */
+    boolean isDraining() {
+        return retiring && !drained.get();
+    }
+
+    private void closeIfDrained() {
+        if (retiring && ledger.buffersLent() == 0 && drained.compareAndSet(false, true)) {
+            leaseCheck.shutdownNow();
+            buffers.close();
+            LOG.info("Previous staging pool (classes {}..{} bytes) closed: its last lease came back",
+                    settings.minBufferSize(), classes.largest());
+        }
     }
 
     public boolean isClosed() {

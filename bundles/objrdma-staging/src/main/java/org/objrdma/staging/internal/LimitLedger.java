@@ -43,10 +43,16 @@ final class LimitLedger {
         }
     }
 
-    private final long maxTotalBytes;
-    private final long maxBytesPerPrincipal;
-    private final int maxBuffersPerClass;
-    private final int maxBuffersPerPrincipalPerClass;
+    /** The four limits, replaced whole by {@link #limit}: a charge reads one consistent set. */
+    record Limits(long maxTotalBytes, long maxBytesPerPrincipal, int maxBuffersPerClass,
+                  int maxBuffersPerPrincipalPerClass) {
+        static Limits of(StagingSettings s) {
+            return new Limits(s.maxTotalBytes(), s.maxBytesPerPrincipal(), s.maxBuffersPerClass(),
+                    s.maxBuffersPerPrincipalPerClass());
+        }
+    }
+
+    private volatile Limits limits;
     private final SizeClasses classes;
 
     private final AtomicIntegerArray buffersLent;
@@ -62,10 +68,7 @@ final class LimitLedger {
     private volatile boolean closed;
 
     LimitLedger(StagingSettings settings, SizeClasses classes) {
-        this.maxTotalBytes = settings.maxTotalBytes();
-        this.maxBytesPerPrincipal = settings.maxBytesPerPrincipal();
-        this.maxBuffersPerClass = settings.maxBuffersPerClass();
-        this.maxBuffersPerPrincipalPerClass = settings.maxBuffersPerPrincipalPerClass();
+        this.limits = Limits.of(settings);
         this.classes = classes;
         this.buffersLent = new AtomicIntegerArray(classes.count());
     }
@@ -109,6 +112,19 @@ final class LimitLedger {
         bytesLent.addAndGet(-bytes);
         buffersLent.decrementAndGet(classIndex);
         grantIfQueued();
+    }
+
+    /**
+     * Applies new limits from now on. What is lent stays lent: a lower limit only holds back charges until
+     * enough comes back; a higher one may admit queued charges at once.
+     */
+    void limit(Limits next) {
+        limits = next;
+        grantIfQueued();
+    }
+
+    Limits limits() {
+        return limits;
     }
 
     /** Fails every queued charge with CLOSED and refuses new ones. Releases still work. */
@@ -275,7 +291,8 @@ final class LimitLedger {
             w.grantedClass = w.classIndex;
             return o;
         }
-        if (o == Outcome.CLASS_FULL && buffersLent(w.principal, w.classIndex) >= maxBuffersPerPrincipalPerClass) {
+        if (o == Outcome.CLASS_FULL
+                && buffersLent(w.principal, w.classIndex) >= limits.maxBuffersPerPrincipalPerClass()) {
             return Outcome.PRINCIPAL_CLASS_FULL; // its share of this class is used up: no spilling into the next
         }
         int next = w.classIndex + 1;
@@ -292,9 +309,10 @@ final class LimitLedger {
      * may have made a queued charge fail a check it would now pass, so it also grants queued charges.
      */
     private Outcome tryCharge(int classIndex, long bytes, PrincipalId principal, boolean underLock) {
+        Limits l = limits;
         for (;;) {
             int n = buffersLent.get(classIndex);
-            if (n >= maxBuffersPerClass) {
+            if (n >= l.maxBuffersPerClass()) {
                 return Outcome.CLASS_FULL;
             }
             if (buffersLent.compareAndSet(classIndex, n, n + 1)) {
@@ -303,7 +321,7 @@ final class LimitLedger {
         }
         for (;;) {
             long total = bytesLent.get();
-            if (total + bytes > maxTotalBytes) {
+            if (total + bytes > l.maxTotalBytes()) {
                 buffersLent.decrementAndGet(classIndex);
                 if (!underLock) {
                     grantIfQueued();
@@ -318,9 +336,9 @@ final class LimitLedger {
         lentPerPrincipal.compute(principal, (p, c) -> {
             PrincipalCharge charge = c == null ? new PrincipalCharge(classes.count()) : c;
             synchronized (charge) {
-                if (charge.bytes + bytes > maxBytesPerPrincipal) {
+                if (charge.bytes + bytes > l.maxBytesPerPrincipal()) {
                     principalOutcome[0] = Outcome.PRINCIPAL_FULL;
-                } else if (charge.buffersPerClass[classIndex] >= maxBuffersPerPrincipalPerClass) {
+                } else if (charge.buffersPerClass[classIndex] >= l.maxBuffersPerPrincipalPerClass()) {
                     principalOutcome[0] = Outcome.PRINCIPAL_CLASS_FULL;
                 } else {
                     charge.bytes += bytes;
@@ -353,11 +371,11 @@ final class LimitLedger {
 
     private String limitMessage(Waiter w, long maxWaitNanos) {
         String limit = switch (w.lastOutcome == null ? Outcome.TOTAL_FULL : w.lastOutcome) {
-            case CLASS_FULL -> "max.buffers.per.class (" + maxBuffersPerClass + " buffers of " + w.bytes + " bytes)";
-            case PRINCIPAL_FULL -> "max.bytes.per.principal (" + maxBytesPerPrincipal + " bytes for " + w.principal + ")";
-            case PRINCIPAL_CLASS_FULL -> "max.buffers.per.principal.per.class (" + maxBuffersPerPrincipalPerClass
+            case CLASS_FULL -> "max.buffers.per.class (" + limits.maxBuffersPerClass() + " buffers of " + w.bytes + " bytes)";
+            case PRINCIPAL_FULL -> "max.bytes.per.principal (" + limits.maxBytesPerPrincipal() + " bytes for " + w.principal + ")";
+            case PRINCIPAL_CLASS_FULL -> "max.buffers.per.principal.per.class (" + limits.maxBuffersPerPrincipalPerClass()
                     + " buffers of " + w.bytes + " bytes for " + w.principal + ")";
-            case TOTAL_FULL, GRANTED -> "max.total.bytes (" + maxTotalBytes + " bytes)";
+            case TOTAL_FULL, GRANTED -> "max.total.bytes (" + limits.maxTotalBytes() + " bytes)";
         };
         return "limit " + limit + " stayed reached for " + TimeUnit.NANOSECONDS.toMillis(maxWaitNanos)
                 + " ms; a " + w.bytes + "-byte buffer could not be lent";

@@ -1,6 +1,7 @@
 package org.objrdma.staging.internal;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.objrdma.api.PrincipalId;
 import org.objrdma.api.staging.StagingException;
@@ -14,6 +15,7 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
@@ -27,8 +29,15 @@ import org.slf4j.LoggerFactory;
  * matching {@code transport.target} is there. Two references: {@code transport} (mandatory, greedy: the
  * best ranked, where borrows that name no transport register) and {@code liveTransport} (every transport
  * service, only to learn when one goes away). A better transport arriving changes only the preference;
- * a transport's leases and idle buffers stay valid until that transport's service is gone. A
- * configuration change restarts the pool: the old one closes as {@link BufferPool#shutdown()} describes.
+ * a transport's leases and idle buffers stay valid until that transport's service is gone.
+ *
+ * <p>A configuration change ({@code @Modified}) is checked whole first: a bad value is refused with one ERROR
+ * line naming the property, and the pool keeps its settings. A valid change of limits, waits, deadlines, idle
+ * bounds, stack tracking or zeroing applies live to the running pool. A change of the size classes
+ * ({@code min.buffer.size}, {@code max.buffer.size}) builds a new pool behind the same service: new borrows go
+ * to it at once, and the previous pool is retired ({@link BufferPool#retire()}): its leases out keep working
+ * and return to it, and it closes when the last one has. Either way one INFO line names what changed and
+ * what was done; the service registration never changes.
  */
 // immediate: a delayed component is disposed when its last user ungets it, which would close the pool
 // under leases still out; and a bad configuration should fail at once, not at the first borrow
@@ -43,6 +52,8 @@ public final class StagingPoolComponent implements StagingPool {
     /** Guarded by this: the preferred transport, handed to the pool when it exists. */
     private Transport transport;
     private volatile BufferPool pool;
+    /** Guarded by this: pools a size-class change replaced, until their last lease came back. */
+    private final List<BufferPool> retired = new ArrayList<>();
 
     @Activate
     void activate(StagingPoolConfig config) {
@@ -56,14 +67,54 @@ public final class StagingPoolComponent implements StagingPool {
                 settings.maxBytesPerPrincipal(), transportName());
     }
 
+    @Modified
+    void modified(StagingPoolConfig config) {
+        StagingSettings next;
+        try {
+            next = StagingSettings.from(config);
+        } catch (IllegalArgumentException e) {
+            LOG.error("Configuration of org.objrdma.staging refused, the staging pool keeps its previous settings: {}",
+                    e.getMessage());
+            return;
+        }
+        synchronized (this) {
+            BufferPool current = pool;
+            StagingSettings previous = current.settings();
+            String changed = StagingSettings.differences(previous, next);
+            if (changed.isEmpty()) {
+                return;
+            }
+            if (current.canReconfigure(next)) {
+                current.reconfigure(next);
+                LOG.info("Staging pool reconfigured live: {}", changed);
+                return;
+            }
+            pool = BufferPool.create(next, transport, () -> telemetry);
+            current.retire();
+            retired.removeIf(p -> !p.isDraining());
+            if (current.isDraining()) {
+                retired.add(current);
+            }
+            LOG.info("Staging pool rebuilt behind the same service because its size classes changed ({}): new "
+                    + "borrows use the new pool; {} lease(s) of the previous one return to it, which closes "
+                    + "with the last", changed, current.stats().borrowed());
+        }
+    }
+
     @Deactivate
     void deactivate() {
         BufferPool p;
+        List<BufferPool> draining;
         synchronized (this) {
             p = pool;
+            draining = new ArrayList<>(retired);
+            retired.clear();
         }
         if (p != null) {
             p.shutdown();
+        }
+        for (BufferPool old : draining) {
+            old.shutdown(); // bounded by shutdown.timeout: what is still out is reported and freed on return
         }
     }
 
@@ -99,11 +150,14 @@ public final class StagingPoolComponent implements StagingPool {
     }
 
     void unbindLiveTransport(Transport t) {
-        BufferPool p;
+        List<BufferPool> pools = new ArrayList<>();
         synchronized (this) {
-            p = pool;
+            if (pool != null) {
+                pools.add(pool);
+            }
+            pools.addAll(retired);
         }
-        if (p != null) {
+        for (BufferPool p : pools) {
             p.transportGone(t); // its leases are void now, its idle buffers go
         }
     }
@@ -122,13 +176,35 @@ public final class StagingPoolComponent implements StagingPool {
 
     @Override
     public StagingLease borrow(long size, PrincipalId principal, String holderHint) throws StagingException {
-        return active().borrow(size, principal, holderHint);
+        return onActive(p -> p.borrow(size, principal, holderHint));
     }
 
     @Override
     public StagingLease borrow(long size, PrincipalId principal, String holderHint, Duration maxWait)
             throws StagingException {
-        return active().borrow(size, principal, holderHint, maxWait);
+        return onActive(p -> p.borrow(size, principal, holderHint, maxWait));
+    }
+
+    /** One borrow from a pool. */
+    private interface Borrow {
+        StagingLease from(BufferPool p) throws StagingException;
+    }
+
+    /**
+     * Borrows from the current pool; a borrow that a rebuild closed under it (CLOSED while it waited in the
+     * retired pool's queue) is tried once more on the new pool, so a reconfiguration fails no borrower.
+     */
+    private StagingLease onActive(Borrow borrow) throws StagingException {
+        BufferPool p = active();
+        try {
+            return borrow.from(p);
+        } catch (StagingException e) {
+            BufferPool now = pool;
+            if (e.status() == StagingStatus.CLOSED && now != null && now != p) {
+                return borrow.from(now);
+            }
+            throw e;
+        }
     }
 
     @Override
@@ -157,7 +233,12 @@ public final class StagingPoolComponent implements StagingPool {
     @Override
     public StagingLease borrow(long size, PrincipalId principal, String holderHint, Duration maxWait, Transport on)
             throws StagingException {
-        return active().borrow(size, principal, holderHint, maxWait, on);
+        return onActive(p -> p.borrow(size, principal, holderHint, maxWait, on));
+    }
+
+    /** The pool serving borrows now (tests). */
+    BufferPool currentPool() {
+        return pool;
     }
 
     private synchronized String transportName() {

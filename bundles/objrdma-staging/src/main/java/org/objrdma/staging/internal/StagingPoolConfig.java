@@ -6,7 +6,9 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 /**
  * Configuration of the staging pool, PID {@code org.objrdma.staging}. Every value is checked when the
  * component activates ({@link StagingSettings#from}); a zero, negative or inconsistent value fails the
- * activation with a message naming the property, and the pool is then not offered at all.
+ * activation with a message naming the property, and the pool is then not offered at all. A change while the
+ * pool runs is checked the same way and refused (the pool keeps its settings) or applied, live or by a rebuild
+ * of the size classes ({@link StagingPoolComponent}).
  *
  * <p>Durations are milliseconds, sizes bytes. Attribute names map to property names with {@code _} read
  * as {@code .}: {@code max_total_bytes} is {@code max.total.bytes}.

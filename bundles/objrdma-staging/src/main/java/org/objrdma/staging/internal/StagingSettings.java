@@ -75,6 +75,36 @@ public record StagingSettings(long minBufferSize, long maxBufferSize, long maxTo
                 Duration.ofSeconds(1), Duration.ofSeconds(60), Duration.ofSeconds(5), false, Duration.ofSeconds(5), true);
     }
 
+    /**
+     * Each property whose value differs, as {@code name old -> new}, comma separated, in the metatype's order;
+     * empty when none does. Durations are in milliseconds, as configured.
+     */
+    public static String differences(StagingSettings a, StagingSettings b) {
+        java.util.StringJoiner out = new java.util.StringJoiner(", ");
+        differ(out, "min.buffer.size", a.minBufferSize, b.minBufferSize);
+        differ(out, "max.buffer.size", a.maxBufferSize, b.maxBufferSize);
+        differ(out, "max.total.bytes", a.maxTotalBytes, b.maxTotalBytes);
+        differ(out, "max.bytes.per.principal", a.maxBytesPerPrincipal, b.maxBytesPerPrincipal);
+        differ(out, "max.buffers.per.class", a.maxBuffersPerClass, b.maxBuffersPerClass);
+        differ(out, "max.buffers.per.principal.per.class", a.maxBuffersPerPrincipalPerClass,
+                b.maxBuffersPerPrincipalPerClass);
+        differ(out, "idle.per.class", a.idlePerClass, b.idlePerClass);
+        differ(out, "idle.timeout", a.idleTimeout.toMillis(), b.idleTimeout.toMillis());
+        differ(out, "borrow.wait", a.borrowWait.toMillis(), b.borrowWait.toMillis());
+        differ(out, "lease.deadline", a.leaseDeadline.toMillis(), b.leaseDeadline.toMillis());
+        differ(out, "lease.check.period", a.leaseCheckPeriod.toMillis(), b.leaseCheckPeriod.toMillis());
+        differ(out, "lease.trackStacks", a.trackStacks, b.trackStacks);
+        differ(out, "shutdown.timeout", a.shutdownTimeout.toMillis(), b.shutdownTimeout.toMillis());
+        differ(out, "scrub.on.return", a.scrubOnReturn, b.scrubOnReturn);
+        return out.toString();
+    }
+
+    private static void differ(java.util.StringJoiner out, String property, Object was, Object now) {
+        if (!was.equals(now)) {
+            out.add(property + " " + was + " -> " + now);
+        }
+    }
+
     /** Number of size classes, min to max. */
     public int classCount() {
         return Long.numberOfTrailingZeros(maxBufferSize) - Long.numberOfTrailingZeros(minBufferSize) + 1;
