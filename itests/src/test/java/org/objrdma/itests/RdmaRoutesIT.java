@@ -67,7 +67,8 @@ import org.osgi.framework.ServiceRegistration;
  * objrdma-wire and the standalone TCP transport on a plain class path, requests signed by the AWS SDK's
  * {@code AwsV4HttpSigner}): both protocols, every size, ranges, GetPart, UploadPart then Complete over HTTP, byte-exact
  * against a plain HTTP GET; a representative set of the error rows; the client killed (SIGKILL) mid-GET and mid-PUT
- * on both protocols, {@code objrdma.it.kills} times each (default 2; the {@code soak} profile runs 1 000); the TCP
+ * on both protocols, {@code objrdma.it.kills} times each (the build's default 50, 2 outside it; the {@code soak}
+ * profile runs 1 000); the TCP
  * transport bundle stopped under running transfers. The full error tables are the module tests' (objrdma-s3's
  * {@code CuObjRoutesTest}, {@code RcRoutesTest}).
  *
