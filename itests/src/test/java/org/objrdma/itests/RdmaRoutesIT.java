@@ -8,8 +8,15 @@ import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 import static org.ops4j.pax.exam.karaf.options.KarafDistributionOption.editConfigurationFilePut;
 
 import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -20,6 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import javax.servlet.Servlet;
 import org.junit.After;
 import org.junit.Before;
@@ -35,12 +43,14 @@ import org.objrdma.api.session.TerminalReason;
 import org.objrdma.api.staging.StagingPool;
 import org.objrdma.api.store.ObjectStore;
 import org.objrdma.api.telemetry.Counter;
+import org.objrdma.api.telemetry.KeyedCounter;
 import org.objrdma.api.telemetry.TelemetryView;
 import org.objrdma.api.transport.Transport;
 import org.objrdma.cuobj.CuObjServer;
 import org.objrdma.itests.rdma.RdmaChild;
 import org.objrdma.itests.rdma.RdmaChild.Answer;
 import org.objrdma.itests.rdma.RdmaClientMain;
+import org.objrdma.itests.rdma.VictimPool;
 import org.objrdma.wire.AgentKeys;
 import org.ops4j.pax.exam.Configuration;
 import org.ops4j.pax.exam.Option;
@@ -48,6 +58,7 @@ import org.ops4j.pax.exam.junit.PaxExam;
 import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
 import org.ops4j.pax.exam.spi.reactors.PerClass;
 import org.osgi.framework.Bundle;
+import org.osgi.framework.ServiceReference;
 import org.osgi.framework.ServiceRegistration;
 
 /**
@@ -56,7 +67,8 @@ import org.osgi.framework.ServiceRegistration;
  * objrdma-wire and the standalone TCP transport on a plain class path, requests signed by the AWS SDK's
  * {@code AwsV4HttpSigner}): both protocols, every size, ranges, GetPart, UploadPart then Complete over HTTP, byte-exact
  * against a plain HTTP GET; a representative set of the error rows; the client killed (SIGKILL) mid-GET and mid-PUT
- * on both protocols, {@code objrdma.it.kills} times each (default 2; the {@code soak} profile runs 1 000); the TCP
+ * on both protocols, {@code objrdma.it.kills} times each (the build's default 50, 2 outside it; the {@code soak}
+ * profile runs 1 000); the TCP
  * transport bundle stopped under running transfers. The full error tables are the module tests' (objrdma-s3's
  * {@code CuObjRoutesTest}, {@code RcRoutesTest}).
  *
@@ -78,9 +90,13 @@ public class RdmaRoutesIT extends ObjRdmaTestSupport {
     private static final String PORT_PROPERTY = "objrdma.it.http.port";
     private static final String KILLS_PROPERTY = "objrdma.it.kills";
     private static final String BIG_PROPERTY = "objrdma.it.big";
+    /** A file the kill loop appends its figures to (the failsafe configuration names one under target/). */
+    private static final String TIMINGS_PROPERTY = "objrdma.it.timings";
     private static final int MIB = 1 << 20;
     private static final int BIG = 64 * MIB;
     private static final int ABOVE_STAGING = 96 * MIB;
+    /** A killed PUT: two cuObject chunks, more than loopback's socket buffers hold; small to fill in the victim. */
+    private static final int KILL_PUT = 16 * MIB;
     private static final long HUGE = 1280L * MIB;
     private static final Duration AUDIT = Duration.ofSeconds(150); // generous: a loaded CI machine, exec timeout 20 s
 
@@ -111,6 +127,7 @@ public class RdmaRoutesIT extends ObjRdmaTestSupport {
                 systemProperty(PORT_PROPERTY).value(String.valueOf(port)),
                 systemProperty(KILLS_PROPERTY).value(System.getProperty(KILLS_PROPERTY, "2")),
                 systemProperty(BIG_PROPERTY).value(String.valueOf(Boolean.getBoolean(BIG_PROPERTY))),
+                systemProperty(TIMINGS_PROPERTY).value(new File("target/kill-loop-times.log").getAbsolutePath()),
                 // the client JVM runs on the failsafe JVM's class path (objrdma-client, -wire, -transport-tcp, the SDK)
                 systemProperty(RdmaChild.CLASSPATH_PROPERTY).value(System.getProperty("java.class.path")));
     }
@@ -356,10 +373,15 @@ public class RdmaRoutesIT extends ObjRdmaTestSupport {
     // ------------------------------------------------------------------ 3. the client killed mid-transfer
 
     /**
-     * SIGKILL of the client JVM in the middle of a 64 MiB GET and PUT on both protocols ({@code --slow} makes the
-     * child freeze itself mid-transfer, so the kill lands there every time): staging back to zero, no session left,
-     * each RC session ended exactly once and not as completed, the cuObject request answered once as an error, a
-     * killed PUT of a new key leaves no object, a killed overwrite leaves the old bytes.
+     * SIGKILL of a client JVM in the middle of a GET (64 MiB) and a PUT (16 MiB) on both protocols, {@code
+     * objrdma.it.kills} times each ({@code --slow} makes the victim freeze itself mid-transfer, so the kill lands
+     * there every time; the victims come from a {@link VictimPool}: started ahead, from a trained AOT cache). After
+     * every kill the audit: staging lent 0, no session, no server channel but the facade's kept agent connections,
+     * no facade buffer, the store's {@code tmp/} empty, each session ended exactly once (an RC one not as completed),
+     * the request answered as an error and counted once ({@code S3_ERRORS} and the code: cuObject {@code
+     * RDMATransferFailed}, 502 GET / 500 PUT; RC {@code RdmaTransferFailed} 502; the answer goes to a dead socket),
+     * threads and fds of the Karaf JVM back to the baseline taken after the first round (+3 / +4); a killed PUT of
+     * a new key leaves no object, a killed overwrite leaves the old bytes.
      */
     @Test
     public void clientKilledMidGetAndMidPut() throws Exception {
@@ -370,19 +392,36 @@ public class RdmaRoutesIT extends ObjRdmaTestSupport {
         ok(auditor.call("httpput /bkt/keep - 4096 51"));
         String keep = crc(4096, 51);
         TelemetryView counters = waitForService(TelemetryView.class, null);
-        for (String proto : new String[] {"cuobj", "rc"}) {
+        KillAudit audit = new KillAudit(counters);
+        long t0 = System.nanoTime();
+        try (VictimPool victims = new VictimPool(Integer.getInteger(PORT_PROPERTY), AK, SECRET,
+                new File("client-jvm.log"), "512m", new File(".").toPath(), List.of(
+                        "get cuobj /bkt/keep - 4096", "put cuobj /bkt/trained - " + KILL_PUT + " 53",
+                        "get rc /bkt/keep - 4096", "put rc /bkt/trained - " + KILL_PUT + " 53",
+                        "get rc /bkt/big - " + BIG))) {
+            long trained = System.nanoTime();
+            awaitQuiet();
             for (int i = 0; i < kills; i++) {
-                killMidGet(proto, counters);
-                boolean overwrite = i % 2 == 1;
-                String key = overwrite ? "keep" : "killed-" + proto + "-" + i;
-                killMidPut(proto, key, counters);
-                Answer after = auditor.call("httpget /bkt/" + key + " -");
-                if (overwrite) {
-                    assertEquals("the overwritten key keeps its old bytes", keep, after.get("bodycrc"));
-                } else {
-                    assertEquals("no partial object: " + after.line(), 404, after.status());
+                for (String proto : new String[] {"cuobj", "rc"}) {
+                    killMid("get", proto, "big", victims.next(), audit);
+                    boolean overwrite = i % 2 == 1;
+                    String key = overwrite ? "keep" : "killed-" + proto + "-" + i;
+                    killMid("put", proto, key, victims.next(), audit);
+                    Answer after = auditor.call("httpget /bkt/" + key + " -");
+                    if (overwrite) {
+                        assertEquals("the overwritten key keeps its old bytes", keep, after.get("bodycrc"));
+                    } else {
+                        assertEquals("no partial object: " + after.line(), 404, after.status());
+                    }
+                }
+                if (i == 0) {
+                    audit.baseline();
                 }
             }
+            long done = System.nanoTime();
+            timing("kills=" + kills + " per protocol and direction, aot cache=" + victims.cached() + ": training "
+                    + (trained - t0) / 1_000_000 + " ms, " + 4 * kills + " kills in " + (done - trained) / 1_000_000
+                    + " ms (" + (done - trained) / 1_000_000 / Math.max(1, 4 * kills) + " ms each)");
         }
         // the gateway still serves after all that
         assertEquals(crc(BIG, 50), ok(auditor.call("get rc /bkt/big - " + BIG)).get("crc"));
@@ -391,28 +430,110 @@ public class RdmaRoutesIT extends ObjRdmaTestSupport {
         assertEachEndedOnce();
     }
 
-    private void killMidGet(String proto, TelemetryView counters) throws Exception {
-        long errors = counters.value(Counter.CUOBJ_ERRORS);
-        RdmaChild victim = child();
+    /** One kill: {@code op} ("get" or "put") of {@code key} on {@code proto} frozen mid-transfer, SIGKILL, the audit. */
+    private void killMid(String op, String proto, String key, RdmaChild victim, KillAudit audit) throws Exception {
+        KillAudit.Before before = audit.before();
         long lent = pool().stats().borrowed();
-        victim.send("get " + proto + " /bkt/big - " + BIG + " --slow --warm=/bkt/keep");
+        victim.send(op + " " + proto + " /bkt/" + key + " - " + (op.equals("get") ? BIG + "" : KILL_PUT + " 52")
+                + " --slow --warm=/bkt/keep");
         Answer started = victim.await("STARTED", Duration.ofSeconds(60));
         awaitInFlight(proto, started, lent);
         victim.kill();
-        auditKilled(proto, started, errors, counters);
+        awaitQuiet();
+        if (proto.equals("rc")) {
+            TerminalEvent end = awaitEnd(started.get("session"));
+            assertNotEquals("killed mid-transfer, not completed: " + end, TerminalReason.COMPLETED, end.reason());
+        }
+        // cuObject: the facade ended the killed request once with an error; both: the gateway's error answer (to a
+        // dead socket) counted once with its code, a moment after it was written
+        audit.check(op + " " + proto + " " + key, before, proto.equals("cuobj") ? "RDMATransferFailed"
+                : "RdmaTransferFailed", proto.equals("cuobj"));
+        assertEachEndedOnce();
     }
 
-    private void killMidPut(String proto, String key, TelemetryView counters) throws Exception {
-        long errors = counters.value(Counter.CUOBJ_ERRORS);
-        RdmaChild victim = child();
-        long lent = pool().stats().borrowed();
-        victim.send("put " + proto + " /bkt/" + key + " - " + BIG + " 52 --slow --warm=/bkt/keep");
-        Answer started = victim.await("STARTED", Duration.ofSeconds(60));
-        awaitInFlight(proto, started, lent);
-        victim.kill();
-        auditKilled(proto, started, errors, counters);
+    /** The audit after each kill, in the Karaf JVM; see {@link #clientKilledMidGetAndMidPut}. */
+    private final class KillAudit {
+        private static final int THREAD_SLACK = 3;
+        private static final int FD_SLACK = 4;
+        private final TelemetryView counters;
+        private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        private final Path storeTmp;
+        private int baseThreads = -1;
+        private int baseFds = -1;
+
+        record Before(long s3Errors, long byCode, long cuObjErrors) {
+        }
+
+        KillAudit(TelemetryView counters) {
+            this.counters = counters;
+            ServiceReference<ObjectStore> store = bundleContext.getServiceReference(ObjectStore.class);
+            this.storeTmp = Path.of(String.valueOf(store.getProperty("objrdma.store.root")), "tmp");
+            assertTrue("the file store's tmp/ at " + storeTmp, Files.isDirectory(storeTmp));
+        }
+
+        Before before() {
+            return new Before(counters.value(Counter.S3_ERRORS), counters.keyed(KeyedCounter.S3_ERRORS_BY_CODE)
+                    .values().stream().mapToLong(Long::longValue).sum(), counters.value(Counter.CUOBJ_ERRORS));
+        }
+
+        void baseline() throws InterruptedException {
+            baseThreads = threads.getThreadCount();
+            baseFds = openFds();
+            timing("baseline after the first round: threads " + baseThreads + ", fds " + baseFds);
+        }
+
+        void check(String what, Before b, String code, boolean cuObj) throws InterruptedException {
+            await(what + ": the error answer counted once as " + code, AUDIT,
+                    () -> counters.value(Counter.S3_ERRORS) == b.s3Errors() + 1);
+            long byCode = counters.keyed(KeyedCounter.S3_ERRORS_BY_CODE).values().stream().mapToLong(Long::longValue)
+                    .sum();
+            assertEquals(what + ": one error by code " + counters.keyed(KeyedCounter.S3_ERRORS_BY_CODE), b.byCode() + 1,
+                    byCode);
+            assertTrue(what + ": by code " + counters.keyed(KeyedCounter.S3_ERRORS_BY_CODE),
+                    counters.keyed(KeyedCounter.S3_ERRORS_BY_CODE).getOrDefault(code, 0L) > 0);
+            if (cuObj) {
+                await(what + ": one facade error", AUDIT, () -> counters.value(Counter.CUOBJ_ERRORS) == b.cuObjErrors() + 1);
+            }
+            CuObjServer facade = waitForService(CuObjServer.class, null);
+            Transport tcp = waitForService(Transport.class, "(objrdma.transport.name=tcp)");
+            await(what + ": server channels closed but the facade's kept agent connections", AUDIT,
+                    () -> tcp.channels().size() == facade.agentConnectionCount());
+            await(what + ": facade buffers deregistered", AUDIT, () -> facade.bufferCount() == 0);
+            await(what + ": staging bytes lent 0", AUDIT, () -> pool().stats().bytesBorrowed() == 0);
+            try (Stream<Path> left = Files.list(storeTmp)) {
+                assertEquals(what + ": partial writes left in the store", List.of(), left.toList());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            if (baseThreads >= 0) {
+                await(what + ": threads back to " + baseThreads + " (+" + THREAD_SLACK + ")", AUDIT,
+                        () -> threads.getThreadCount() <= baseThreads + THREAD_SLACK);
+                await(what + ": fds back to " + baseFds + " (+" + FD_SLACK + ")", AUDIT,
+                        () -> openFds() <= baseFds + FD_SLACK);
+            }
+        }
+
+        private static int openFds() {
+            try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
+                return (int) s.count();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
     }
 
+    private static void timing(String line) {
+        String file = System.getProperty(TIMINGS_PROPERTY);
+        if (file == null || file.isEmpty()) {
+            return;
+        }
+        try {
+            Files.writeString(Path.of(file), java.time.Instant.now() + " RdmaRoutesIT " + line + "\n",
+                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
     /**
      * The gateway shows the frozen child's transfer in flight: an RC session claimed by its READY (the data phase
      * runs), or for cuObject the request's staging buffers lent. The frozen client cannot let it finish.
@@ -420,7 +541,7 @@ public class RdmaRoutesIT extends ObjRdmaTestSupport {
     private void awaitInFlight(String proto, Answer started, long lentBefore) throws InterruptedException {
         if (proto.equals("rc")) {
             String session = started.get("session");
-            // claimed (TRANSFERRING), or already ended (auditKilled then checks it did not complete)
+            // claimed (TRANSFERRING), or already ended (killMid then checks it did not complete)
             try {
                 await("READY claimed " + session, AUDIT, () -> !endsOf(session).isEmpty() || sessions().snapshot()
                         .stream().anyMatch(s -> s.sessionId().hex().equals(session) && s.state() != SessionState.PREPARED));
@@ -430,23 +551,6 @@ public class RdmaRoutesIT extends ObjRdmaTestSupport {
         } else {
             await("the cuObject request borrowed its staging", AUDIT, () -> pool().stats().borrowed() > lentBefore);
         }
-    }
-
-    private void auditKilled(String proto, Answer started, long errorsBefore, TelemetryView counters)
-            throws InterruptedException {
-        awaitQuiet();
-        if (proto.equals("rc")) {
-            String line = started.line();
-            Matcher m = Pattern.compile("([0-9a-f]{32})").matcher(line);
-            assertTrue(line, m.find());
-            TerminalEvent end = awaitEnd(m.group(1));
-            assertNotEquals("killed mid-transfer, not completed: " + end, TerminalReason.COMPLETED, end.reason());
-        } else {
-            // the facade ended the killed request once, with an error (the HTTP answer goes into the void)
-            await("the killed cuObject request counted as one facade error", AUDIT,
-                    () -> counters.value(Counter.CUOBJ_ERRORS) == errorsBefore + 1);
-        }
-        assertEachEndedOnce();
     }
 
     // ------------------------------------------------------------------ 4. the transport goes mid-transfer

@@ -284,7 +284,9 @@ class RcRoutesTest {
             {RdmaHeaders.OFFSET, "x"}, {RdmaHeaders.PSN, "0"}, {RdmaHeaders.PSN, "1000000"}, {RdmaHeaders.PSN, "zz"},
             {RdmaHeaders.COOKIE, "0"}, {RdmaHeaders.COOKIE, "100000000"}, {RdmaHeaders.TOKEN, "abc"},
             {RdmaHeaders.TOKEN, null}, {RdmaHeaders.CHANNEL_KEY, null}, {RdmaHeaders.CHANNEL_KEY, "0011"},
-            {RdmaHeaders.CHANNEL_KEY, "not-hex"}};
+            {RdmaHeaders.CHANNEL_KEY, "not-hex"},
+            // hex is ASCII hex digits only: no sign, no fullwidth or other Unicode digits (RcHeadersFuzzTest)
+            {RdmaHeaders.PSN, "+1"}, {RdmaHeaders.COOKIE, "+deadbeef"}, {RdmaHeaders.PSN, "\uFF11"}};
         for (String[] b : bad) {
             assertError(prepareWith(b[0], b[1]), 400, "InvalidRdmaRequest");
         }

@@ -11,10 +11,17 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.objrdma.api.session.Op;
+import org.objrdma.api.transport.BatchResult;
+import org.objrdma.api.transport.Channel;
+import org.objrdma.api.transport.RemoteRegion;
+import org.objrdma.api.transport.ScatterGatherEntry;
+import org.objrdma.api.transport.WcStatus;
+import org.objrdma.api.transport.WorkRequest;
 import org.objrdma.client.ClientMemory;
 import org.objrdma.s3.RdmaFixture.Prepared;
 import org.objrdma.s3.rdma.RdmaSettings;
@@ -22,7 +29,8 @@ import org.objrdma.store.fs.EmbeddedStores;
 
 /**
  * Issue 17, the security rows the README's threat-model table had no test for yet, through the gateway on the
- * real file store: a presigned URL that worked is refused once it expired; a replayed READY (the very same signed request, after its session ended) moves nothing and
+ * real file store: a presigned URL that worked is refused once it expired; a staging grant used from another
+ * client's channel is refused; a replayed READY (the very same signed request, after its session ended) moves nothing and
  * changes nothing; object keys that look like paths ({@code ../}, the store's own file names) are stored as keys and
  * never become paths, nothing appears outside the store root.
  */
@@ -77,6 +85,39 @@ class SecurityRowsTest {
             assertEquals(404, replay.status, replay.text());
         }
         assertArrayEquals(later, f.call("GET", "/bkt/put", "", null).bytes(), "the replay changed nothing");
+    }
+
+    /**
+     * A grant used from another channel, through the gateway: client B, holding a PUT session (and so a connected
+     * channel) of its own, learns A's staging address and rkey from A's PREPARE answer and WRITEs to them over its own
+     * channel. The write completes {@code REM_ACCESS_ERR}; A's PUT then commits exactly A's bytes.
+     */
+    @Test
+    void aStagingGrantUsedFromAnotherChannelIsRefusedAndChangesNothing() throws Exception {
+        start();
+        int size = 64 << 10;
+        byte[] mine = random(size, 53);
+        byte[] forged = random(size, 54);
+        try (ClientMemory a = f.memory(size); ClientMemory b = f.memory(size)) {
+            MemorySegment.copy(mine, 0, a.segment(), ValueLayout.JAVA_BYTE, 0, size);
+            MemorySegment.copy(forged, 0, b.segment(), ValueLayout.JAVA_BYTE, 0, size);
+            Prepared pa = f.prepare(Op.PUT, a, "/bkt/victim", 0, size);
+            Prepared pb = f.prepare(Op.PUT, b, "/bkt/intruder", 0, size);
+            assertEquals(200, pa.response().status, pa.response().text());
+            assertEquals(200, pb.response().status, pb.response().text());
+            Channel intruder = pb.transfer().channel();
+            intruder.connect(pb.prepare().serverEndpoint());
+            RemoteRegion theirs = pa.prepare().stagingRegion();
+            BatchResult write = intruder.submit(List.of(WorkRequest.write(7, new ScatterGatherEntry(b.region(), 0, size),
+                    theirs.address(), theirs.rkey())), java.time.Duration.ofSeconds(10)).get(20, TimeUnit.SECONDS);
+            assertEquals(WcStatus.REM_ACCESS_ERR, write.firstFailure().orElseThrow(
+                    () -> new AssertionError("a write through another channel succeeded: " + write)).status());
+            pb.transfer().close();
+            assertEquals(204, f.cancel(SdkSigner.AK, SdkSigner.SECRET, pb.session().hex()).status);
+            assertEquals(200, f.run(pa).status);
+        }
+        assertArrayEquals(mine, f.call("GET", "/bkt/victim", "", null).bytes(), "exactly the owner's bytes");
+        assertEquals(404, f.call("GET", "/bkt/intruder", "", null).status, "the intruder's session stored nothing");
     }
 
     @Test

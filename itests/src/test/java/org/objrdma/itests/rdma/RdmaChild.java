@@ -60,26 +60,43 @@ public final class RdmaChild implements AutoCloseable {
     /** Starts a client JVM talking to the gateway on {@code port} as {@code accessKey}. */
     public static RdmaChild start(int port, String accessKey, String secret, File log, String maxHeap)
             throws Exception {
-        return start(port, accessKey, secret, log, maxHeap, List.of());
+        return start(port, accessKey, secret, log, maxHeap, testClassPath(), List.of());
     }
 
     /** As {@link #start(int, String, String, File, String)} with more JVM options (e.g. {@code -Dname=value}). */
     public static RdmaChild start(int port, String accessKey, String secret, File log, String maxHeap,
             List<String> jvmOptions) throws Exception {
+        return start(port, accessKey, secret, log, maxHeap, testClassPath(), jvmOptions);
+    }
+
+    /** The class path the IT's configuration handed over in {@link #CLASSPATH_PROPERTY}. */
+    public static String testClassPath() {
         String cp = System.getProperty(CLASSPATH_PROPERTY);
         if (cp == null || cp.isEmpty()) {
             throw new IllegalStateException(CLASSPATH_PROPERTY + " is not set (the IT's configuration passes it)");
         }
+        return cp;
+    }
+
+    /** As {@link #start(int, String, String, File, String)} on {@code classPath}, with extra JVM options. */
+    public static RdmaChild start(int port, String accessKey, String secret, File log, String maxHeap, String classPath,
+            List<String> jvmOptions) throws Exception {
         String java = System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
         List<String> command = new ArrayList<>(List.of(java, "-Xmx" + maxHeap, "--enable-native-access=ALL-UNNAMED",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
         command.addAll(jvmOptions);
-        command.addAll(List.of("-cp", cp, RdmaClientMain.class.getName(), "127.0.0.1", String.valueOf(port), accessKey,
-                secret));
+        command.addAll(List.of("-cp", classPath, RdmaClientMain.class.getName(), "127.0.0.1", String.valueOf(port),
+                accessKey, secret));
         ProcessBuilder pb = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.appendTo(log));
         RdmaChild child = new RdmaChild(pb.start());
         child.await("HELLO", Duration.ofSeconds(60));
         return child;
+    }
+
+    /** Closes stdin (the child's loop ends and it exits) and waits up to {@code timeout}; true if it exited. */
+    public boolean closeAndAwaitExit(Duration timeout) throws InterruptedException {
+        stdin.close();
+        return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     public long pid() {

@@ -62,6 +62,10 @@ import org.objrdma.wire.RcTokenHeader;
  * <li>{@code rcforeign PATH SIZE --other=NAME [--put=SEED]}: PREPARE (a GET, or a PUT of {@code random(SEED)}) as us,
  *     READY as NAME (prints {@code MID ...}), then after a
  *     {@code go} line our own READY
+ * <li>{@code rcretry PATH SIZE}: PREPARE a GET, a READY without the data phase (prints {@code MID ...} with its
+ *     answer), then after a {@code go} line the whole READY
+ * <li>{@code rcprepare TARGET SIZE SEED}: PREPARE a PUT of {@code random(SEED)} and hold it ({@code OK session=...});
+ *     {@code rcready SESSION} runs its data phase and READY later
  * <li>{@code rcsize PATH SIZEHEADER}, {@code badtoken PATH}, {@code unsigned PATH SIZE}: the refusal rows
  * </ul>
  * <p>{@code --slow}: the transfer is made to stop in the middle, deterministically. A GET (both protocols) and a
@@ -142,6 +146,9 @@ public final class RdmaClientMain {
         if (client.verbs != null) {
             client.verbs.close();
         }
+        // stdin closed: a clean exit (a JVM that writes an AOT cache at exit, VictimPool's trainer, needs one) even
+        // if a client library left a non-daemon thread behind
+        System.exit(0);
     }
 
     private String run(String[] c) throws Exception {
@@ -177,6 +184,9 @@ public final class RdmaClientMain {
                     opt);
             case "rcforeign" -> rcForeign(who, credentials.get(opt.get("other")), pos.get(1), size(pos.get(2)),
                     opt.get("put"));
+            case "rcretry" -> rcRetry(who, pos.get(1), size(pos.get(2)));
+            case "rcprepare" -> rcPrepare(who, pos.get(1), size(pos.get(2)), Long.parseLong(pos.get(3)));
+            case "rcready" -> rcReady(who, pos.get(1));
             case "rcsize" -> rcSizeRow(who, pos.get(1), pos.get(2));
             case "badtoken" -> describe(http.send(who, "GET", pos.get(1), "", null, Map.of("x-amz-rdma-token", "zz"),
                     Map.of()), false);
@@ -349,8 +359,10 @@ public final class RdmaClientMain {
                         && System.nanoTime() < until) {
                     Thread.sleep(1);
                 }
-                return frozenRequest(who, "POST", "/.hipobj-rc/ready", "", readyHeaders(p),
+                String resumed = frozenRequest(who, "POST", "/.hipobj-rc/ready", "", readyHeaders(p),
                         "proto=rc op=GET session=" + p.prepare().sessionId().hex());
+                p.transfer().close();
+                return resumed + " crc=" + crc(mem.segment(), size);
             }
             return runRc(who, p, mem.segment(), size) + range;
         }
@@ -409,6 +421,60 @@ public final class RdmaClientMain {
                 return "FAIL error=expected_go";
             }
             return runRc(who, p, mem.segment(), size);
+        }
+    }
+
+    /**
+     * PREPARE a GET, READY without starting the data phase (prints {@code MID session=.. first=<answer>}: a READY
+     * refused before it touched the session, e.g. 429 with no ready slot free), then after a {@code go} line the
+     * whole READY again.
+     */
+    private String rcRetry(Credential who, String path, int size) throws Exception {
+        try (ClientMemory mem = ClientMemory.register(rcTransport, arena.allocate(size, 4096))) {
+            Prepared p = prepare(who, Op.GET, mem, path, 0, size, null);
+            if (p.transfer() == null) {
+                return describe(p.answer(), false);
+            }
+            HttpResponse<byte[]> first = http.send(who, "POST", "/.hipobj-rc/ready", "", null, readyHeaders(p), Map.of());
+            System.out.println("MID session=" + p.prepare().sessionId().hex() + " first=" + describe(first, false)
+                    .replace(' ', ','));
+            System.out.flush();
+            String go = in.readLine();
+            if (!"go".equals(go)) {
+                p.transfer().close();
+                return "FAIL error=expected_go";
+            }
+            return runRc(who, p, mem.segment(), size);
+        }
+    }
+
+    /** A PUT session PREPARED by {@code rcprepare} and its client memory, until {@code rcready}. */
+    private record Held(Prepared prepared, ClientMemory memory, int size) {
+    }
+
+    private final Map<String, Held> held = new HashMap<>();
+
+    /** PREPARE a PUT of {@code random(seed)} and hold it: {@code OK session=...}; {@code rcready} finishes it. */
+    private String rcPrepare(Credential who, String target, int size, long seed) throws Exception {
+        ClientMemory mem = ClientMemory.register(rcTransport, arena.allocate(size, 4096));
+        MemorySegment.copy(random(size, seed), 0, mem.segment(), ValueLayout.JAVA_BYTE, 0, size);
+        Prepared p = prepare(who, Op.PUT, mem, target, 0, size, null);
+        if (p.transfer() == null) {
+            mem.close();
+            return describe(p.answer(), false);
+        }
+        held.put(p.prepare().sessionId().hex(), new Held(p, mem, size));
+        return "OK session=" + p.prepare().sessionId().hex();
+    }
+
+    /** The data phase and READY of a session {@code rcprepare} holds. */
+    private String rcReady(Credential who, String session) throws Exception {
+        Held h = held.remove(session);
+        if (h == null) {
+            return "FAIL error=no_held_session_" + session;
+        }
+        try (ClientMemory mem = h.memory()) {
+            return runRc(who, h.prepared(), mem.segment(), h.size());
         }
     }
 

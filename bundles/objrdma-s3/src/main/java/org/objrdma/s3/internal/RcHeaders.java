@@ -49,7 +49,8 @@ final class RcHeaders {
         }
         long n;
         try {
-            if (v.isEmpty() || v.length() > 16) {
+            // Long.parseUnsignedLong alone would also take a leading '+' and non-ASCII digits (fullwidth, Arabic-Indic)
+            if (v.isEmpty() || v.length() > 16 || !v.chars().allMatch(c -> c >= '0' && c <= '9' || c >= 'a' && c <= 'f')) {
                 throw new NumberFormatException();
             }
             n = Long.parseUnsignedLong(v, 16);
