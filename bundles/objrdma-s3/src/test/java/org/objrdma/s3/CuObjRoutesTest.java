@@ -359,4 +359,21 @@ class CuObjRoutesTest {
             assertTrue(get.text().contains("RDMATransferFailed"));
         }
     }
+
+    @Test
+    void aGetFailingWithBothChunksInFlightIs502AndReturnsItsStaging() throws Exception {
+        int size = 3 * CHUNK + 17; // both staging buffers' writes are posted before the first one's completion
+        putHttp("multi", random(size, 71));
+        try (ClientMemory mem = f.memory(size)) {
+            CuObjDescriptor d = f.agent.descriptor(mem, 0, size, Op.GET).descriptor();
+            CuObjDescriptor forged = new CuObjDescriptor(d.remoteAddress(), d.regionSize(), d.rkey() ^ 0x5a5a,
+                    d.lid(), d.targetNumber(), d.hasGid(), d.gid());
+            TestResponse get = f.call("GET", "/bkt/multi", "", null, RdmaHeaders.TOKEN, forged.format());
+            assertEquals(502, get.status, get.text());
+            assertTrue(get.text().contains("RDMATransferFailed"));
+            assertTrue(get.text().contains("after 0 bytes"), get.text());
+        }
+        // the staging buffers went back once both writes had ended (checked after each test) and the object is intact
+        assertEquals(crc32c(random(size, 71)), crc32c(getHttp("multi")));
+    }
 }

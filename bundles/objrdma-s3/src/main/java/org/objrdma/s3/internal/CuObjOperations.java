@@ -126,9 +126,8 @@ final class CuObjOperations {
     private static String sendOverRdma(Exchange x, Token t, ObjectContent content, ObjectInfo info,
             ObjectOperations.Span span, int partNumber) throws S3Exception, StoreException, IOException {
         long moved;
-        try (CuObjPipeline p = pipeline(x, t, span.length());
-                InputStream in = content.stream(span.offset(), span.length())) {
-            moved = p.sendFrom(in);
+        try (CuObjPipeline p = pipeline(x, t, span.length())) {
+            moved = p.sendFrom(content, span.offset());
         } catch (CuObjPipeline.Unavailable e) {
             if (e.busy) {
                 throw new S3Exception("SlowDown", 503, "RDMA resources are busy: " + e.getMessage());

@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -12,6 +13,8 @@ import org.objrdma.api.staging.StagingException;
 import org.objrdma.api.staging.StagingLease;
 import org.objrdma.api.staging.StagingPool;
 import org.objrdma.api.staging.StagingStatus;
+import org.objrdma.api.store.ObjectContent;
+import org.objrdma.api.store.StoreException;
 import org.objrdma.cuobj.CuObj;
 import org.objrdma.cuobj.CuObjPrincipal;
 import org.objrdma.cuobj.CuObjServer;
@@ -20,8 +23,8 @@ import org.objrdma.wire.Errno;
 
 /**
  * One cuObject transfer through the staging pool: two staging buffers registered with the facade, the object
- * moved in chunks of at most {@code chunk} bytes, the next chunk staged (GET: read from the store; PUT: handed
- * to the store) while the previous one moves. Owns its leases, registrations and facade channel and closes them
+ * moved in chunks of at most {@code chunk} bytes, the next chunk staged (GET: read from the store straight into
+ * the buffer, both buffers' writes in flight; PUT: handed to the store) while the previous one moves. Owns its leases, registrations and facade channel and closes them
  * in {@link #close()} (reverse order, idempotent), after any transfer still moving has ended.
  */
 final class CuObjPipeline implements AutoCloseable {
@@ -72,7 +75,10 @@ final class CuObjPipeline implements AutoCloseable {
     private final StagingLease[] leases = new StagingLease[2];
     private final RdmaBuffer[] buffers = new RdmaBuffer[2];
     private int channel = CuObj.INVALID_CHANNEL_ID;
+    /** PUT: the chunk being read from the client. */
     private CompletableFuture<Long> moving;
+    /** GET: the chunks being written to the client, oldest first. */
+    private final ArrayDeque<CompletableFuture<Long>> inFlight = new ArrayDeque<>(2);
     private boolean closed;
 
     private CuObjPipeline(CuObjServer server, CuObjPrincipal principal, String key, String descriptor, long remoteStart,
@@ -119,32 +125,44 @@ final class CuObjPipeline implements AutoCloseable {
         return length;
     }
 
-    /** GET: reads {@code length} bytes from {@code in} and writes them into the client memory. */
-    long sendFrom(InputStream in) throws IOException, Failure {
-        byte[] copy = new byte[(int) Math.min(ObjectOperations.COPY_BUFFER, chunk)];
+    /**
+     * GET: reads {@code length} bytes of {@code content} from {@code offset} straight into the staging buffers
+     * (the store fills the registered segment itself: no heap copy between the store and the wire) and writes
+     * them into the client memory. Both buffers' writes may be in flight at once (they queue on the one agent
+     * connection in order), so the wire does not idle between chunks while the finished one's completion
+     * travels back and the next one is staged; a buffer is refilled once its own write has completed.
+     */
+    long sendFrom(ObjectContent content, long offset) throws StoreException, IOException, Failure {
+        int slots = leases[1] == null ? 1 : 2;
         long done = 0;
         long confirmed = 0;
         for (int i = 0; done < length; i++) {
-            int n = (int) Math.min(chunk, length - done);
-            fill(in, leases[i & 1].segment(), n, copy);
-            if (moving != null) {
-                confirmed += await(confirmed);
+            int slot = i % slots;
+            if (inFlight.size() == slots) {
+                confirmed += awaitOldest(confirmed); // the write that used this slot
             }
-            moving = move(true, i & 1, done, n);
+            int n = (int) Math.min(chunk, length - done);
+            fill(content, offset + done, leases[slot].segment().asSlice(0, n));
+            inFlight.add(move(true, slot, done, n));
             done += n;
         }
-        confirmed += await(confirmed);
+        while (!inFlight.isEmpty()) {
+            confirmed += awaitOldest(confirmed);
+        }
         return confirmed;
     }
 
-    private static void fill(InputStream in, MemorySegment dst, int n, byte[] copy) throws IOException {
-        int at = 0;
-        while (at < n) {
-            int r = in.read(copy, 0, Math.min(copy.length, n - at));
-            if (r < 0) {
-                throw new IOException("the object ended " + (n - at) + " bytes early");
+    private long awaitOldest(long movedBefore) throws Failure {
+        return check(inFlight.poll().join(), movedBefore);
+    }
+
+    private static void fill(ObjectContent content, long offset, MemorySegment dst) throws StoreException, IOException {
+        long at = 0;
+        while (at < dst.byteSize()) {
+            long r = content.read(offset + at, dst.asSlice(at));
+            if (r <= 0) {
+                throw new IOException("the object ended " + (dst.byteSize() - at) + " bytes early");
             }
-            MemorySegment.copy(copy, 0, dst, ValueLayout.JAVA_BYTE, at, r);
             at += r;
         }
     }
@@ -163,6 +181,10 @@ final class CuObjPipeline implements AutoCloseable {
     private long await(long movedBefore) throws Failure {
         long r = moving.join();
         moving = null;
+        return check(r, movedBefore);
+    }
+
+    private static long check(long r, long movedBefore) throws Failure {
         if (r < 0) {
             int errno = -(int) r;
             int status = (int) ((r & Long.MAX_VALUE) >>> 32);
@@ -254,8 +276,12 @@ final class CuObjPipeline implements AutoCloseable {
             return;
         }
         closed = true;
+        // the facade still uses the buffers: let every transfer finish before the buffers go back
+        for (CompletableFuture<Long> f; (f = inFlight.poll()) != null; ) {
+            f.join();
+        }
         if (moving != null) {
-            moving.join(); // the facade still uses the buffer: let it finish before the buffer goes back
+            moving.join();
             moving = null;
         }
         if (channel != CuObj.INVALID_CHANNEL_ID) {
