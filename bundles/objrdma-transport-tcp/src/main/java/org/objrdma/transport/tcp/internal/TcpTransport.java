@@ -403,6 +403,13 @@ public final class TcpTransport implements StandaloneTcpTransport {
         for (TcpChannel.Closing c : closing) {
             c.complete(deadline);
         }
+        for (TcpConnection c : new ArrayList<>(connections)) {
+            // a channel another thread is closing right now (its close began before ours): cut and wait for it too
+            c.abort(EndCause.LOCAL_CLOSE);
+            if (!c.isOwnThread(Thread.currentThread())) {
+                c.awaitEnded(Math.max(0, deadline - System.nanoTime()));
+            }
+        }
         for (TcpConnection c : endedConnections) {
             if (!c.joinThreads(deadline)) {
                 LOG.warn("TCP transport: the threads of {} did not stop within {}", c, settings.shutdownTimeout());
