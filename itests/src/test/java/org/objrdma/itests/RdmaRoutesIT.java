@@ -31,7 +31,6 @@ import java.util.stream.Stream;
 import javax.servlet.Servlet;
 import org.junit.After;
 import org.junit.Before;
-import org.junit.Ignore;
 import org.junit.Test;
 import org.junit.runner.RunWith;
 import org.objrdma.api.session.SessionManager;
@@ -562,9 +561,6 @@ public class RdmaRoutesIT extends ObjRdmaTestSupport {
      * The RC GET variant is {@link #transportRemovedMidRcGet}.
      */
     @Test
-    @Ignore("open bug (issues 15/16): in full ./test.sh runs a session sometimes gets no terminal event after the TCP"
-            + " bundle stops (also HotSwapIT); passes alone. A session must end exactly once when its transport goes;"
-            + " kept visible here until the race is found. transportRemovedMidRcGet still runs.")
     public void transportRemovedMidTransfer() throws Exception {
         RdmaChild auditor = child();
         ensureBucket(auditor);
@@ -585,12 +581,12 @@ public class RdmaRoutesIT extends ObjRdmaTestSupport {
         tcp.stop();
         try {
             cuGet.resume();
-            Answer b = cuGet.await("OK|FAIL", AUDIT);
+            Answer b = withThreadDump(() -> cuGet.await("OK|FAIL", AUDIT));
             assertEquals(b.line(), 502, b.status());
-            Answer p = rcPut.await("OK|FAIL", AUDIT);
+            Answer p = withThreadDump(() -> rcPut.await("OK|FAIL", AUDIT));
             assertEquals(p.line(), 502, p.status());
-            assertNotEquals(TerminalReason.COMPLETED, awaitEnd(putSession).reason());
-            await("staging lent 0 without the transport", AUDIT, () -> {
+            assertNotEquals(TerminalReason.COMPLETED, withThreadDump(() -> awaitEnd(putSession)).reason());
+            ThreadDump.await("staging lent 0 without the transport", AUDIT, () -> {
                 StagingPool pool = bundleContext.getServiceReference(StagingPool.class) == null ? null : pool();
                 return pool == null || pool.stats().borrowed() == 0;
             });
@@ -602,6 +598,15 @@ public class RdmaRoutesIT extends ObjRdmaTestSupport {
         assertEquals("nothing committed", 404, auditor.call("httpget /bkt/tput -").status());
         awaitQuiet();
         assertEachEndedOnce();
+    }
+
+    /** A wait of {@link #transportRemovedMidTransfer}; if it fails, the container's threads go into the failure. */
+    private static <T> T withThreadDump(java.util.concurrent.Callable<T> wait) throws Exception {
+        try {
+            return wait.call();
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "\n" + ThreadDump.all(), e);
+        }
     }
 
     /** {@link #transportRemovedMidTransfer} for an RC GET in its data phase (the client frozen after its READY). */

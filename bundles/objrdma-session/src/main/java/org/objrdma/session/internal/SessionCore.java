@@ -86,6 +86,13 @@ public final class SessionCore implements SessionManager {
     private final RandomSource random;
     private final ChannelOptions channelOptions;
     private final ConcurrentHashMap<SessionId, Session> sessions = new ConcurrentHashMap<>();
+    /**
+     * Sessions claimed for teardown (REAPING, out of {@link #sessions}) whose teardown has not yet notified its
+     * listeners. A session leaves {@link #sessions} before its teardown runs, so without this a shutdown racing a
+     * teardown on another thread (a READY that just failed) found nothing live, returned, and DS unbound the
+     * listeners before that teardown reached them: the session ended without its terminal event.
+     */
+    private final java.util.Set<Session> endingNow = ConcurrentHashMap.newKeySet();
     private final AtomicLong epochs = new AtomicLong();
     private final AtomicLong workRequestIds = new AtomicLong();
     private final LimitAccounting accounting;
@@ -1081,9 +1088,22 @@ public final class SessionCore implements SessionManager {
             s.releaseSlot();
             channel = s.channel;
         }
-        sessions.remove(s.id, s);
-        tearDown(s, channel, true);
+        endTracked(s, channel, true);
         return true;
+    }
+
+    /**
+     * Moves a session just claimed (REAPING) from the live map to {@link #endingNow} — in that order, so a
+     * shutdown never sees it in neither — and tears it down; it leaves {@link #endingNow} once notified.
+     */
+    private void endTracked(Session s, Channel channel, boolean returnStaging) {
+        endingNow.add(s);
+        sessions.remove(s.id, s);
+        try {
+            tearDown(s, channel, returnStaging);
+        } finally {
+            endingNow.remove(s);
+        }
     }
 
     /**
@@ -1140,24 +1160,37 @@ public final class SessionCore implements SessionManager {
     }
 
     private void markAll(TerminalReason reason) {
+        List<Session> reapable = new ArrayList<>();
+        List<Channel> channels = new ArrayList<>();
         for (Session s : sessions.values()) {
             synchronized (s) {
                 if (s.state != SessionState.REAPING) {
                     s.markReapPending(reason);
                     s.recomputeEarliestDeadline();
+                    if (!s.pinned()) {
+                        reapable.add(s);
+                        channels.add(s.channel);
+                    }
                 }
             }
+        }
+        // nothing holds these and they are marked: their channels go down together, not one grace after another
+        ChannelCloser.closeAll(channels, settings.shutdownTimeoutMs());
+        for (Session s : reapable) {
             reapIfUnpinned(s);
+        }
+        for (Session s : sessions.values()) {
+            reapIfUnpinned(s); // a holder that let go meanwhile
         }
     }
 
     private int endSessionsWhere(java.util.function.Predicate<Session> which, String why) {
-        int ended = 0;
+        List<Session> lost = new ArrayList<>();
+        List<Channel> channels = new ArrayList<>();
         for (Session s : sessions.values()) {
             if (!which.test(s)) {
                 continue;
             }
-            Channel channel;
             synchronized (s) {
                 if (s.state == SessionState.REAPING) {
                     continue;
@@ -1169,13 +1202,17 @@ public final class SessionCore implements SessionManager {
                 }
                 s.markReapPending(TerminalReason.TRANSPORT_LOST);
                 s.recomputeEarliestDeadline();
-                channel = s.channel;
+                channels.add(s.channel);
             }
-            // closing now makes a running data phase fail at once instead of waiting out its deadline
-            channel.close();
-            reapIfUnpinned(s);
-            ended++;
+            lost.add(s);
         }
+        // closing now makes a running data phase fail at once instead of waiting out its deadline; all together,
+        // so that peers that no longer answer cost one close grace, not one per session
+        ChannelCloser.closeAll(channels, settings.shutdownTimeoutMs());
+        for (Session s : lost) {
+            reapIfUnpinned(s);
+        }
+        int ended = lost.size();
         if (ended > 0) {
             LOG.warn("{}: {} session(s) end with a wire failure", why, ended);
         }
@@ -1195,7 +1232,7 @@ public final class SessionCore implements SessionManager {
         int atStart = sessions.size();
         long deadline = System.nanoTime() + timeout.toNanos();
         markAll(TerminalReason.SHUTDOWN);
-        while (!sessions.isEmpty() && System.nanoTime() < deadline) {
+        while ((!sessions.isEmpty() || !endingNow.isEmpty()) && System.nanoTime() < deadline) {
             try {
                 Thread.sleep(Math.max(1, Math.min(20, (deadline - System.nanoTime()) / 1_000_000)));
             } catch (InterruptedException e) {
@@ -1206,11 +1243,22 @@ public final class SessionCore implements SessionManager {
             markAll(TerminalReason.SHUTDOWN); // sessions a racing PREPARE published after the first mark
         }
         List<String> abandoned = new ArrayList<>();
+        List<Channel> held = new ArrayList<>();
+        for (Session s : sessions.values()) {
+            held.add(s.channel);
+        }
+        // a data phase that still runs fails at once; all channels together (see markAll)
+        ChannelCloser.closeAll(held, settings.shutdownTimeoutMs());
         for (Session s : sessions.values()) {
             String line = abandon(s);
             if (line != null) {
                 abandoned.add(line);
             }
+        }
+        for (Session s : endingNow) {
+            // claimed by another thread whose teardown (a transport's close) outlived the timeout: it still
+            // notifies when it finishes, but the caller may unbind the listeners first; say so
+            abandoned.add(s.id + " (teardown still running on another thread)");
         }
         if (!abandoned.isEmpty()) {
             LOG.warn("session manager shutdown: {} session(s) still held after {} ms, torn down by force: {}",
@@ -1248,8 +1296,7 @@ public final class SessionCore implements SessionManager {
             s.releaseSlot();
             channel = s.channel;
         }
-        sessions.remove(s.id, s);
-        tearDown(s, channel, returnStaging);
+        endTracked(s, channel, returnStaging);
         return s.id + " (" + holders + ")";
     }
 

@@ -60,6 +60,13 @@ public final class SessionManagerComponent implements SessionManager {
     private Telemetry telemetry;
     private final List<SessionTerminalListener> listeners = new ArrayList<>();
     private volatile SessionCore core;
+    /**
+     * Cores a configuration change replaced that are still shutting down (waiting for their sessions' holders):
+     * a transport or pool that goes away meanwhile ends their sessions too, at once, rather than leaving them
+     * to the shutdown's timeout.
+     */
+    private final java.util.concurrent.CopyOnWriteArrayList<SessionCore> retiring =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** The settings part of the configuration the core runs with (see {@link #settingsText}). */
     private String activeSettings;
@@ -110,8 +117,15 @@ public final class SessionManagerComponent implements SessionManager {
         LOG.info("Configuration of {} changed: the session manager restarts its core to apply it (limits and"
                 + " deadlines are fixed for the life of a core; its live sessions end)", NAME);
         SessionCore old = core;
-        activate(config); // the new core takes every new call from here on
-        shutdown(old);
+        if (old != null) {
+            retiring.add(old);
+        }
+        try {
+            activate(config); // the new core takes every new call from here on
+            shutdown(old);
+        } finally {
+            retiring.remove(old);
+        }
     }
 
     /** Every setting of {@code config}, as text, without {@code transport.target} (which DS applies itself). */
@@ -198,13 +212,22 @@ public final class SessionManagerComponent implements SessionManager {
     }
 
     void unbindLiveTransport(Transport t) {
+        for (SessionCore c : liveCores()) {
+            c.transportGone(t); // its sessions end with a wire failure
+        }
+    }
+
+    /** The running core and every core still shutting down after a configuration change. */
+    private List<SessionCore> liveCores() {
+        List<SessionCore> out = new ArrayList<>(retiring);
         SessionCore c;
         synchronized (this) {
             c = core;
         }
-        if (c != null) {
-            c.transportGone(t); // its sessions end with a wire failure
+        if (c != null && !out.contains(c)) {
+            out.add(c);
         }
+        return out;
     }
 
     @Reference(name = "stagingPool", service = StagingPool.class, cardinality = ReferenceCardinality.MANDATORY,
@@ -234,11 +257,7 @@ public final class SessionManagerComponent implements SessionManager {
     }
 
     void unbindLivePool(StagingPool pool) {
-        SessionCore c;
-        synchronized (this) {
-            c = core;
-        }
-        if (c != null) {
+        for (SessionCore c : liveCores()) {
             c.stagingPoolGone(pool); // sessions holding its buffers end as after a transport loss
         }
     }

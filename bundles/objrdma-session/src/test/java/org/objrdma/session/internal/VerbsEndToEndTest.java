@@ -413,6 +413,40 @@ class VerbsEndToEndTest {
         assertStagingAndChannelsReturned();
     }
 
+    /**
+     * The verbs transport going away (its service unregistered: the liveTransport unbind) while two PUTs wait in
+     * READY for clients that never write: each session's queue pair is closed, which flushes its armed receive
+     * (the device flushes on ERR; what it does not, close flushes itself — no peer is waited for), each READY
+     * answers WIRE / WIRE_FAIL, each session ends exactly once as TRANSPORT_LOST and its staging comes back
+     * (the after-each audit: a clean shutdown, one event per session, nothing lent, every resource closed).
+     */
+    @Test
+    void theTransportGoingMidPutEndsEachSessionOnceAndReturnsItsStaging() throws Exception {
+        try (Client first = new Client(); Client second = new Client()) {
+            List<PrepareResponse> preps = List.of(preparedPut(first, "/bucket/lost-1"),
+                    preparedPut(second, "/bucket/lost-2"));
+            List<Client> clients = List.of(first, second);
+            List<CompletableFuture<SessionResult<ReadyResponse>>> readies = new java.util.ArrayList<>();
+            for (int i = 0; i < preps.size(); i++) {
+                SessionId id = preps.get(i).sessionId();
+                Client c = clients.get(i);
+                readies.add(CompletableFuture.supplyAsync(() -> core.readyTransfer(c.ready(id))));
+                Harness.await("READY claimed " + id, () -> core.detail(id)
+                        .map(d -> d.state() != SessionState.PREPARED).orElse(true));
+            }
+            assertEquals(2, core.transportGone(server));
+            for (int i = 0; i < preps.size(); i++) {
+                SessionResult<ReadyResponse> r = readies.get(i).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                assertEquals(RcStatus.WIRE, r.status(), r.toString());
+                assertEquals(ReadyOutcome.WIRE_FAIL, r.failureDetail().orElseThrow().outcome());
+                TerminalEvent e = events.only(preps.get(i).sessionId());
+                assertEquals(TerminalReason.TRANSPORT_LOST, e.reason());
+                assertEquals(Optional.of(ReadyOutcome.WIRE_FAIL), e.lastOutcome());
+            }
+            assertStagingAndChannelsReturned();
+        }
+    }
+
     @Test
     void putReceivesTheClientsWriteWithImmIntoStaging() throws Exception {
         try (Client client = new Client()) {

@@ -939,14 +939,66 @@ final class TcpChannel implements Channel {
         }
     }
 
+    /**
+     * Closes in two halves so that a transport closing many channels lets every peer's grace run at once
+     * ({@link TcpTransport#close}): {@link #beginClose} never blocks, {@link Closing#complete} waits, bounded.
+     */
     @Override
     public void close() {
+        Closing closing = beginClose();
+        if (closing != null) {
+            closing.complete(System.nanoTime() + transport.settings().shutdownTimeout().toNanos());
+        }
+    }
+
+    /** A close begun by {@link #beginClose}: the connection finishing (or null) and what to deliver after it. */
+    final class Closing {
+        private final TcpConnection connection;
+        private final List<Runnable> deliveries;
+
+        private Closing(TcpConnection connection, List<Runnable> deliveries) {
+            this.connection = connection;
+            this.deliveries = deliveries;
+        }
+
+        /**
+         * Waits (never past {@code deadline}, a {@link System#nanoTime} value) for the peer's hang-up, at most
+         * the finish grace; then cuts the socket, waits for the connection's threads to stop and joins them —
+         * so a flushed completion means "no longer touched" — unless called on one of them. Threads that do not
+         * stop in time are logged and the work is flushed anyway. Then the grants are revoked and the flushed
+         * completions delivered.
+         */
+        void complete(long deadline) {
+            TcpConnection c = connection;
+            if (c != null) {
+                c.finishBy(deadline);
+                if (!c.isOwnThread(Thread.currentThread())) {
+                    boolean stopped = c.awaitEnded(Math.max(0, deadline - System.nanoTime()))
+                            && c.joinThreads(deadline);
+                    if (!stopped) {
+                        TcpTransport.LOG.warn("channel {}: connection threads did not stop within {}; flushing "
+                                + "anyway", id, transport.settings().shutdownTimeout());
+                        connectionEnded(c, EndCause.LOCAL_CLOSE);
+                    }
+                }
+            }
+            revokeAllGrants();
+            deliveries.forEach(Runnable::run);
+            transport.channelClosed(TcpChannel.this);
+        }
+    }
+
+    /**
+     * First half of {@link #close}: the channel is CLOSED at once (nothing new is posted, granted or accepted)
+     * and its connection begins a graceful end. Never blocks. Null if the channel was closed already.
+     */
+    Closing beginClose() {
         TcpConnection c;
         List<Runnable> deliveries = new ArrayList<>();
         lock.lock();
         try {
             if (phase == Phase.CLOSED) {
-                return;
+                return null;
             }
             phase = Phase.CLOSED;
             dialTarget = null;
@@ -959,18 +1011,9 @@ final class TcpChannel implements Channel {
             lock.unlock();
         }
         if (c != null) {
-            c.closeGracefully(EndCause.LOCAL_CLOSE, transport.settings().shutdownTimeout().toNanos());
-            // flushed completions must mean "no longer touched": wait for the threads, unless we are one
-            if (!c.isOwnThread(Thread.currentThread())
-                    && !c.awaitEnded(transport.settings().shutdownTimeout().toNanos())) {
-                TcpTransport.LOG.warn("channel {}: connection threads did not stop within {}; flushing anyway",
-                        id, transport.settings().shutdownTimeout());
-                connectionEnded(c, EndCause.LOCAL_CLOSE);
-            }
+            c.beginFinish(EndCause.LOCAL_CLOSE);
         }
-        revokeAllGrants();
-        deliveries.forEach(Runnable::run);
-        transport.channelClosed(this);
+        return new Closing(c, deliveries);
     }
 
     /** Waits until the phase is no longer {@code from}; for tests and the transport's shutdown. */

@@ -127,6 +127,8 @@ final class TcpConnection {
     /** The reader is parked waiting for the writer queue to drain. */
     private volatile boolean readerBackPressured;
     private volatile Runnable endHook;
+    /** When a graceful end began ({@link #beginFinish}); its grace runs from here. */
+    private volatile long finishBegan;
 
     private volatile long lastReceived = System.nanoTime();
     private volatile long lastSent = System.nanoTime();
@@ -250,19 +252,62 @@ final class TcpConnection {
     }
 
     /**
-     * Ends the connection as {@link #abort} does, but first lets the writer send the control frames already
-     * queued (acknowledgements owed to the peer) and shut down output, and waits — at most
-     * {@link #FINISH_GRACE_NANOS} and {@code nanos} — for the peer to close its side too: cutting the socket
-     * while the peer still sends would reset it, and a reset can drop the acknowledgement from the peer's
-     * receive queue before it reads it. From one of this connection's own threads it aborts at once.
+     * First half of a graceful end: the writer sends the control frames already queued (acknowledgements owed to
+     * the peer), shuts down output and stops; the peer, reading end of stream, hangs up, which ends the reader.
+     * Cutting the socket while the peer still sends would reset it, and a reset can drop the acknowledgement
+     * from the peer's receive queue before it reads it. Never blocks. From one of this connection's own threads,
+     * or before the threads started, it aborts at once. {@link #finishBy} is the second half.
      */
-    void closeGracefully(EndCause cause, long nanos) {
+    void beginFinish(EndCause cause) {
         endCause.compareAndSet(null, cause);
         if (started.get() && !isOwnThread(Thread.currentThread())) {
+            finishBegan = System.nanoTime();
             outbox.add(FINISH);
-            awaitEnded(Math.min(nanos, FINISH_GRACE_NANOS));
+        } else {
+            abort(cause);
         }
-        abort(cause);
+    }
+
+    /**
+     * Second half: waits for the peer's hang-up at most {@link #FINISH_GRACE_NANOS} after {@link #beginFinish}
+     * and never past {@code deadline} (a {@link System#nanoTime} value), then cuts the socket whatever the peer
+     * does — a frozen peer that neither reads nor hangs up costs one grace, and a writer or an inline poster
+     * blocked on its full socket is woken by the cut. Many connections finishing together share the grace.
+     */
+    void finishBy(long deadline) {
+        EndCause cause = endCause.get();
+        long until = Math.min(deadline, finishBegan + FINISH_GRACE_NANOS);
+        if (!isOwnThread(Thread.currentThread())) {
+            awaitEnded(Math.max(0, until - System.nanoTime()));
+        }
+        abort(cause == null ? EndCause.LOCAL_CLOSE : cause);
+    }
+
+    /**
+     * Joins both threads, until {@code deadline} at most, once they have ended ({@link #awaitEnded}): the
+     * {@code ended} latch falls inside the last thread's final block, a moment before the thread itself is gone.
+     * True if neither is alive any more. Not on one of the connection's own threads.
+     */
+    /** True once both threads have died (or never started). */
+    boolean threadsGone() {
+        return !started.get() || (!reader.isAlive() && !writer.isAlive());
+    }
+
+    boolean joinThreads(long deadline) {
+        if (isOwnThread(Thread.currentThread()) || !started.get()) {
+            return !started.get();
+        }
+        try {
+            for (Thread t : new Thread[] {reader, writer}) {
+                long left = deadline - System.nanoTime();
+                if (left > 0) {
+                    t.join(java.time.Duration.ofNanos(left));
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return !reader.isAlive() && !writer.isAlive();
     }
 
     /**

@@ -46,10 +46,11 @@ import org.slf4j.LoggerFactory;
  * channel's grant table, the only place its connection looks up a grant.
  *
  * <p><b>Ownership and shutdown.</b> The transport owns its agent socket, timer, channels' connections and
- * threads. {@link #close()} runs in one visible order, once: refuse new work; close every channel (its work
- * flushed, its threads stopped); close the agent (no new connections, accept thread joined); invalidate
- * every region still registered (waiting for leases); stop the timer. Each wait is bounded by
- * {@code shutdown.timeout.ms}.
+ * threads. {@link #close()} runs in one visible order, once: refuse new work; close every channel (all begin
+ * their graceful end together, then each is completed against one deadline: its work flushed, its threads
+ * stopped and joined); close the agent (no new connections, accept thread joined); invalidate every region
+ * still registered (waiting for leases); stop the timer and join its thread. Each wait is bounded by
+ * {@code shutdown.timeout.ms}; no wait depends on a peer beyond the finish grace.
  */
 public final class TcpTransport implements StandaloneTcpTransport {
 
@@ -68,10 +69,14 @@ public final class TcpTransport implements StandaloneTcpTransport {
     private final ConcurrentHashMap<Integer, TcpRegion> regionsByRkey = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Long, TcpChannel> channels = new ConcurrentHashMap<>();
     private final Set<TcpConnection> connections = ConcurrentHashMap.newKeySet();
+    /** Connections that ended whose threads may not have died yet (pruned by the timer, joined by close). */
+    private final java.util.Queue<TcpConnection> endedConnections = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final AtomicLong nextChannelId = new AtomicLong();
     private final Object registrationLock = new Object();
 
     private final ScheduledThreadPoolExecutor timer;
+    /** The timer's one thread, joined at close. */
+    private volatile Thread timerThread;
     private final MemoryAgent agent;
     private volatile boolean open;
     private volatile String unavailableBecause;
@@ -80,8 +85,11 @@ public final class TcpTransport implements StandaloneTcpTransport {
     private TcpTransport(TcpSettings settings, Supplier<Telemetry> telemetry) throws IOException {
         this.settings = settings;
         this.telemetry = telemetry;
-        this.timer = new ScheduledThreadPoolExecutor(1, r -> Thread.ofPlatform().daemon()
-                .name(threadPrefix + "-timer").unstarted(r));
+        this.timer = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = Thread.ofPlatform().daemon().name(threadPrefix + "-timer").unstarted(r);
+            timerThread = t; // one core thread, never replaced while it runs its tasks (they catch everything)
+            return t;
+        });
         timer.setRemoveOnCancelPolicy(true);
         try {
             this.agent = new MemoryAgent(this);
@@ -307,6 +315,12 @@ public final class TcpTransport implements StandaloneTcpTransport {
 
     void connectionEnded(TcpConnection c) {
         connections.remove(c);
+        endedConnections.add(c); // its last thread is leaving; close() joins it if it is still around then
+    }
+
+    /** Forgets ended connections whose threads are gone; the timer calls it. */
+    private void pruneEndedConnections() {
+        endedConnections.removeIf(TcpConnection::threadsGone);
     }
 
     /** Most frames any connection of this transport queued for its peer at once; for tests. */
@@ -344,6 +358,7 @@ public final class TcpTransport implements StandaloneTcpTransport {
     }
 
     private void keepaliveTick() {
+        pruneEndedConnections();
         long now = System.nanoTime();
         for (TcpConnection c : connections) {
             try {
@@ -374,17 +389,43 @@ public final class TcpTransport implements StandaloneTcpTransport {
             open = false;
             unavailableBecause = "the TCP transport was shut down";
         }
+        // every channel begins its graceful end first, then all are completed against one deadline: peers that
+        // never hang up (frozen, gone) cost one finish grace in all, not one each
+        long deadline = System.nanoTime() + settings.shutdownTimeout().toNanos();
         List<TcpChannel> openChannels = new ArrayList<>(channels.values());
+        List<TcpChannel.Closing> closing = new ArrayList<>(openChannels.size());
         for (TcpChannel c : openChannels) {
-            c.close();
+            TcpChannel.Closing begun = c.beginClose();
+            if (begun != null) {
+                closing.add(begun);
+            }
         }
+        for (TcpChannel.Closing c : closing) {
+            c.complete(deadline);
+        }
+        for (TcpConnection c : new ArrayList<>(connections)) {
+            // a channel another thread is closing right now (its close began before ours): cut and wait for it too
+            c.abort(EndCause.LOCAL_CLOSE);
+            if (!c.isOwnThread(Thread.currentThread())) {
+                c.awaitEnded(Math.max(0, deadline - System.nanoTime()));
+            }
+        }
+        for (TcpConnection c : endedConnections) {
+            if (!c.joinThreads(deadline)) {
+                LOG.warn("TCP transport: the threads of {} did not stop within {}", c, settings.shutdownTimeout());
+            }
+        }
+        endedConnections.clear();
         agent.close();
         for (TcpRegion r : new ArrayList<>(regionsByRkey.values())) {
             r.close();
         }
         timer.shutdownNow();
         try {
-            if (!timer.awaitTermination(settings.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+            Thread timerThread = this.timerThread;
+            if (!timer.awaitTermination(settings.shutdownTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                    || (timerThread != null && timerThread != Thread.currentThread()
+                    && !timerThread.join(settings.shutdownTimeout()))) {
                 LOG.warn("TCP transport timer did not stop within {}", settings.shutdownTimeout());
             }
         } catch (InterruptedException e) {

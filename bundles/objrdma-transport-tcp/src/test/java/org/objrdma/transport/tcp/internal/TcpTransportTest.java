@@ -689,12 +689,8 @@ class TcpTransportTest {
         assertEquals(TransportError.UNAVAILABLE, e.error());
         e = assertThrows(TransportException.class, () -> a.openChannel(ChannelOptions.DEFAULT));
         assertEquals(TransportError.UNAVAILABLE, e.error());
-        // close() joins its threads; a connection's reader may still be leaving its last read (it waits a moment
-        // for the peer to hang up after a local close), so allow it a bounded moment rather than racing it
-        long stopped = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (threads(prefix) > 0 && System.nanoTime() < stopped) {
-            TimeUnit.MILLISECONDS.sleep(5);
-        }
+        // close() joins every thread it started (agent, timer, each connection's reader and writer): none is left
+        // the moment it returns
         assertEquals(0, threads(prefix), "every thread of the transport has stopped");
         assertThrows(IOException.class, () -> SocketChannel.open(a.agentAddress()), "agent socket closed");
         // the peer notices
