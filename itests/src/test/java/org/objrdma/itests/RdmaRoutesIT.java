@@ -63,8 +63,9 @@ import org.osgi.framework.ServiceRegistration;
  * <p>Sizes: the staging pool's largest buffer is 64 MiB and the gateway's cuObject chunk 8 MiB, so 64 MiB moves in
  * eight pipelined chunks and a {@value #ABOVE_STAGING}-byte transfer is larger than any staging buffer: on cuObject
  * twelve 8 MiB chunks, on RC a GET of two 64 MiB chunks through two pool buffers and a PUT into one dedicated window of
- * its size. {@code -Dobjrdma.it.big=true} adds 1.25 GiB PUTs and GETs on both protocols (cuObject: two requests of
- * the client's 1 GiB limit, 160 chunks; RC: one session each, the PUT first refused with 429 at the configured staging
+ * its size. {@code -Dobjrdma.it.big=true} adds 1.25 GiB PUTs and GETs on both protocols (cuObject, 160 chunks: the
+ * GET two ranged requests of the client's 1 GiB limit, the PUT a multipart upload of two parts over cuObject, since
+ * one PutObject per 1 GiB request would replace the object; RC: one session each, the PUT first refused with 429 at the configured staging
  * limits, then the limits raised through Config Admin and restored after; needs ~3 GiB free disk and ~5 GiB RAM: the
  * client JVM then gets a 2 GiB heap for the plain GET it compares with), and prints the RC times and MB/s.
  */

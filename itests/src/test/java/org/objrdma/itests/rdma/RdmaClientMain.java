@@ -236,6 +236,9 @@ public final class RdmaClientMain {
                             "proto=cuobj op=PUT");
                 }
             }
+            if (size > agent.maxRequestSize() && query.isEmpty()) {
+                return cuObjMultipartPut(who, agent, mem, path, size);
+            }
             long moved = agent.put(mem, 0, size, req -> {
                 try {
                     // as the SDK asks for it: the gateway answers the CRC32C it computed over the bytes that arrived
@@ -248,6 +251,40 @@ public final class RdmaClientMain {
             });
             return describe(last, false) + " moved=" + moved + " crc=" + crc(mem.segment(), size);
         }
+    }
+
+    /**
+     * A PUT above the agent's largest request (1 GiB) cannot be one PutObject: each request would replace the object.
+     * As the SDK plugin and {@code bin/objrdma} do, it becomes a multipart upload, one UploadPart over cuObject per
+     * request (part n at object offset (n-1) · 1 GiB), then CompleteMultipartUpload over HTTP.
+     */
+    private String cuObjMultipartPut(Credential who, CuObjAgent agent, ClientMemory mem, String path, int size)
+            throws Exception {
+        HttpResponse<byte[]> created = http.send(who, "POST", path, "uploads", null, Map.of(), Map.of());
+        Matcher m = Pattern.compile("<UploadId>([^<]+)</UploadId>").matcher(new String(created.body(), StandardCharsets.UTF_8));
+        if (created.statusCode() != 200 || !m.find()) {
+            return describe(created, false);
+        }
+        String upload = m.group(1);
+        StringBuilder parts = new StringBuilder("<CompleteMultipartUpload>");
+        long moved = agent.put(mem, 0, size, req -> {
+            int part = (int) (req.objectOffset() / agent.maxRequestSize()) + 1;
+            try {
+                last = http.send(who, "PUT", path, "partNumber=" + part + "&uploadId=" + upload, null,
+                        Map.of("x-amz-rdma-token", req.headerValue()), Map.of());
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+            parts.append("<Part><PartNumber>").append(part).append("</PartNumber><ETag>")
+                    .append(last.headers().firstValue("ETag").orElse("")).append("</ETag></Part>");
+            return last.statusCode() == 200 ? req.size() : -5;
+        });
+        if (moved != size) {
+            return describe(last, false) + " moved=" + moved;
+        }
+        last = http.send(who, "POST", path, "uploadId=" + upload,
+                parts.append("</CompleteMultipartUpload>").toString().getBytes(StandardCharsets.UTF_8), Map.of(), Map.of());
+        return describe(last, false) + " moved=" + moved + " crc=" + crc(mem.segment(), size);
     }
 
     // ------------------------------------------------------------------ hipobj-rc-v2
