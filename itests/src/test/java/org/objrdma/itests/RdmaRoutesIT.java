@@ -66,8 +66,8 @@ import org.osgi.framework.ServiceRegistration;
  * its size. {@code -Dobjrdma.it.big=true} adds 1.25 GiB PUTs and GETs on both protocols (cuObject, 160 chunks: the
  * GET two ranged requests of the client's 1 GiB limit, the PUT a multipart upload of two parts over cuObject, since
  * one PutObject per 1 GiB request would replace the object; RC: one session each, the PUT first refused with 429 at the configured staging
- * limits, then the limits raised through Config Admin and restored after; needs ~3 GiB free disk and ~5 GiB RAM: the
- * client JVM then gets a 2 GiB heap for the plain GET it compares with), and prints the RC times and MB/s.
+ * limits, then the limits raised through Config Admin and restored after; needs ~3 GiB free disk and ~8 GiB RAM: the
+ * client JVM then gets a 4 GiB heap for the plain 1.25 GiB GET it compares with), and prints the RC times and MB/s.
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
@@ -138,7 +138,7 @@ public class RdmaRoutesIT extends ObjRdmaTestSupport {
 
     private RdmaChild child() throws Exception {
         RdmaChild c = RdmaChild.start(Integer.getInteger(PORT_PROPERTY), AK, SECRET, new File("client-jvm.log"),
-                Boolean.getBoolean(BIG_PROPERTY) ? "2g" : "768m");
+                Boolean.getBoolean(BIG_PROPERTY) ? "4g" : "768m");
         children.add(c);
         ok(c.call("cred other " + OTHER_AK + " " + OTHER_SECRET));
         return c;

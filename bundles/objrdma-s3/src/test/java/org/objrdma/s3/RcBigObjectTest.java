@@ -244,6 +244,7 @@ class RcBigObjectTest {
         try (ClientMemory mem = f.memory(BIG)) {
             Prepared put = f.prepare(Op.PUT, mem, "/bkt/p", 0, BIG);
             assertError(put.response(), 429, "RdmaResourceLimit");
+            assertTrue(put.response().text().contains("max.bytes.per.principal"), put.response().text());
             assertEquals(0, f.pool.stats().borrowed());
             assertEquals(0, f.core.liveSessions());
             Prepared get = f.prepare(Op.GET, mem, "/bkt/g", 0, BIG);

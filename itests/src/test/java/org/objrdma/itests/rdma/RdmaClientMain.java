@@ -210,8 +210,13 @@ public final class RdmaClientMain {
                     return frozenRequest(who, "GET", path, query, headers, "proto=cuobj op=GET");
                 }
             }
+            // above the agent's largest request the GET is several requests, each for its own range (as the SDK asks)
+            boolean split = size > agent.maxRequestSize() && !opt.containsKey("range");
             long moved = agent.get(mem, 0, size, req -> {
                 headers.put("x-amz-rdma-token", req.headerValue());
+                if (split) {
+                    headers.put("Range", "bytes=" + req.objectOffset() + "-" + (req.objectOffset() + req.size() - 1));
+                }
                 try {
                     last = http.send(who, "GET", path, query, null, headers, Map.of());
                 } catch (Exception e) {

@@ -124,6 +124,13 @@ final class RcRoutes {
         SessionResult<PrepareResponse> prepared = sessions.prepare(new PrepareRequest(principal, op, target.text(),
                 objectOffset, size, psn, cookie, endpoint.value(), clientRegion));
         if (!prepared.isOk()) {
+            org.objrdma.api.staging.StagingPool pool = x.rdma.staging().get();
+            if (prepared.status() == RcStatus.LIMIT && op == Op.PUT && pool != null && size > pool.maxBufferSize()) {
+                // the session core's answer has no room for which limit: name the ones a large PUT's window meets
+                throw new S3Exception(RcErrors.LIMIT, 429, "PREPARE: a " + size + "-byte PUT needs a staging window of"
+                        + " its size; it does not fit org.objrdma.staging max.total.bytes / max.bytes.per.principal or"
+                        + " org.objrdma.session max.staging.bytes / max.user.staging.bytes (the gateway log names which)");
+            }
             throw RcErrors.of(prepared.status(), "PREPARE");
         }
         PrepareResponse p = prepared.value();
