@@ -72,11 +72,13 @@ import org.osgi.framework.ServiceRegistration;
  * {@code CuObjRoutesTest}, {@code RcRoutesTest}).
  *
  * <p>Sizes: the staging pool's largest buffer is 64 MiB and the gateway's cuObject chunk 8 MiB, so 64 MiB moves in
- * eight pipelined chunks and a {@value #ABOVE_STAGING}-byte cuObject transfer is larger than any staging buffer (an RC
- * session needs one buffer for the whole object and is refused above it: the documented 400). {@code
- * -Dobjrdma.it.big=true} adds a 1.25 GiB cuObject PUT and GET (two requests of the client's 1 GiB limit, 160 chunks;
- * needs ~1.5 GiB free disk and ~3 GiB RAM: the client JVM then gets a 2 GiB heap for the plain GET it compares
- * with).
+ * eight pipelined chunks and a {@value #ABOVE_STAGING}-byte transfer is larger than any staging buffer: on cuObject
+ * twelve 8 MiB chunks, on RC a GET of two 64 MiB chunks through two pool buffers and a PUT into one dedicated window of
+ * its size. {@code -Dobjrdma.it.big=true} adds 1.25 GiB PUTs and GETs on both protocols (cuObject, 160 chunks: the
+ * GET two ranged requests of the client's 1 GiB limit, the PUT a multipart upload of two parts over cuObject, since
+ * one PutObject per 1 GiB request would replace the object; RC: one session each, the PUT first refused with 429 at the configured staging
+ * limits, then the limits raised through Config Admin and restored after; needs ~3 GiB free disk and ~8 GiB RAM: the
+ * client JVM then gets a 4 GiB heap for the plain 1.25 GiB GET it compares with), and prints the RC times and MB/s.
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
@@ -152,7 +154,7 @@ public class RdmaRoutesIT extends ObjRdmaTestSupport {
 
     private RdmaChild child() throws Exception {
         RdmaChild c = RdmaChild.start(Integer.getInteger(PORT_PROPERTY), AK, SECRET, new File("client-jvm.log"),
-                Boolean.getBoolean(BIG_PROPERTY) ? "2g" : "768m");
+                Boolean.getBoolean(BIG_PROPERTY) ? "4g" : "768m");
         children.add(c);
         ok(c.call("cred other " + OTHER_AK + " " + OTHER_SECRET));
         return c;
@@ -232,13 +234,7 @@ public class RdmaRoutesIT extends ObjRdmaTestSupport {
             Answer cuPut = ok(c.call("put cuobj /bkt/cu" + size + " - " + size + " " + (10 + i)));
             assertEquals(cuPut.line(), want, cuPut.get("x-amz-checksum-crc32c"));
             assertEquals("cuObject PUT stored byte-exact", want, ok(c.call("httpget /bkt/cu" + size + " -")).get("bodycrc"));
-            if (size > BIG) {
-                // one RC session needs one staging buffer for the whole object: above the largest, PREPARE says 400
-                assertRow(c.call("get rc /bkt/o" + size + " - " + size), 400, "InvalidRdmaRequest");
-                assertRow(c.call("put rc /bkt/rc" + size + " - " + size + " 1"), 400, "InvalidRdmaRequest");
-                assertEquals(404, c.call("http HEAD /bkt/rc" + size + " - -").status());
-                continue;
-            }
+            // above the staging buffer (ABOVE_STAGING) an RC GET moves in two chunks, an RC PUT gets a dedicated window
             Answer rc = ok(c.call("get rc /bkt/o" + size + " - " + size));
             assertEquals(rc.line(), "true:SUCCESS", rc.get("outcome"));
             assertEquals(rc.line(), want, rc.get("crc"));
@@ -253,16 +249,75 @@ public class RdmaRoutesIT extends ObjRdmaTestSupport {
         assertEquals(empty.line(), "501", empty.get("x-amz-rdma-reply"));
         assertRow(c.call("rcsize /bkt/empty 0"), 400, "InvalidRdmaRequest");
         if (Boolean.getBoolean(BIG_PROPERTY)) {
-            hugeCuObjectTransfers(c);
+            hugeRcTransfers(c, hugeCuObjectTransfers(c));
         }
         awaitQuiet();
         assertEachEndedOnce();
     }
 
-    private void hugeCuObjectTransfers(RdmaChild c) throws Exception {
+    /** @return the CRC32C of {@code /bkt/huge}, as the client computed it over the memory it PUT from */
+    private String hugeCuObjectTransfers(RdmaChild c) throws Exception {
         String want = ok(c.call("put cuobj /bkt/huge - " + HUGE + " 77")).get("crc");
         assertEquals(want, ok(c.call("httpget /bkt/huge -")).get("bodycrc"));
         assertEquals(want, ok(c.call("get cuobj /bkt/huge - " + HUGE)).get("crc"));
+        return want;
+    }
+
+    /**
+     * 1.25 GiB over RC: refused (429) while the staging limits (1 GiB in all, 512 MiB per principal here) cannot hold
+     * the PUT's window, then moved both ways once the limits are raised through Config Admin, and the limits restored.
+     */
+    private void hugeRcTransfers(RdmaChild c, String want) throws Exception {
+        assertRow(c.call("put rc /bkt/hugerc - " + HUGE + " 77"), 429, "RdmaResourceLimit");
+        assertEquals(404, c.call("http HEAD /bkt/hugerc - -").status());
+        Map<String, Object> staging = patchConfig("org.objrdma.staging", Map.of("max.total.bytes", 3L << 30,
+                "max.bytes.per.principal", 2L << 30));
+        Map<String, Object> session = patchConfig("org.objrdma.session", Map.of("max.user.staging.bytes", 2L << 30));
+        try {
+            waitForService(StagingPool.class, "(max.total.bytes=" + (3L << 30) + ")");
+            await("the session manager runs with the raised limit", AUDIT,
+                    () -> sessions().limits().maxUserStagingBytes() == 2L << 30);
+            long t0 = System.nanoTime();
+            Answer put = ok(c.call("put rc /bkt/hugerc - " + HUGE + " 77"));
+            long t1 = System.nanoTime();
+            assertEquals(put.line(), "true:SUCCESS", put.get("outcome"));
+            assertEquals("RC PUT of 1.25 GiB stored byte-exact", want, ok(c.call("httpget /bkt/hugerc -")).get("bodycrc"));
+            long t2 = System.nanoTime();
+            Answer get = ok(c.call("get rc /bkt/huge - " + HUGE));
+            long t3 = System.nanoTime();
+            assertEquals(get.line(), "true:SUCCESS", get.get("outcome"));
+            assertEquals("RC GET of 1.25 GiB byte-exact", want, get.get("crc"));
+            System.out.printf("RdmaRoutesIT big RC: PUT %d B in %d ms (%.0f MB/s), GET %d B in %d ms (%.0f MB/s),"
+                    + " control plane and client memory fill included%n", HUGE, (t1 - t0) / 1_000_000,
+                    HUGE / ((t1 - t0) / 1e9) / 1e6, HUGE, (t3 - t2) / 1_000_000, HUGE / ((t3 - t2) / 1e9) / 1e6);
+        } finally {
+            restoreConfig("org.objrdma.session", session);
+            restoreConfig("org.objrdma.staging", staging);
+            waitForService(StagingPool.class, "(!(max.total.bytes=" + (3L << 30) + "))");
+        }
+    }
+
+    /** Sets {@code changes} on configuration {@code pid}, keeping its other properties; returns what it was. */
+    private Map<String, Object> patchConfig(String pid, Map<String, Object> changes) throws Exception {
+        org.osgi.service.cm.Configuration conf = waitForService(org.osgi.service.cm.ConfigurationAdmin.class, null)
+                .getConfiguration(pid, "?");
+        Map<String, Object> before = new java.util.HashMap<>();
+        java.util.Hashtable<String, Object> next = new java.util.Hashtable<>();
+        if (conf.getProperties() != null) {
+            for (var keys = conf.getProperties().keys(); keys.hasMoreElements(); ) {
+                String k = keys.nextElement();
+                before.put(k, conf.getProperties().get(k));
+                next.put(k, conf.getProperties().get(k));
+            }
+        }
+        next.putAll(changes);
+        conf.update(next);
+        return before;
+    }
+
+    private void restoreConfig(String pid, Map<String, Object> before) throws Exception {
+        waitForService(org.osgi.service.cm.ConfigurationAdmin.class, null).getConfiguration(pid, "?")
+                .update(new java.util.Hashtable<>(before));
     }
 
     @Test

@@ -101,10 +101,17 @@ final class RdmaFixture implements AutoCloseable {
     RdmaFixture(RdmaSettings settings, boolean withRdma,
             java.util.function.Consumer<SessionSettings.Builder> sessionSettings, byte[] sharedAgentKey,
             StoreOpener storeOpener) throws Exception {
+        this(settings, withRdma, sessionSettings, sharedAgentKey, storeOpener, StagingSettings.defaults());
+    }
+
+    /** {@code staging}: the pool's settings (a small {@code max.buffer.size} makes "larger than a buffer" cheap). */
+    RdmaFixture(RdmaSettings settings, boolean withRdma,
+            java.util.function.Consumer<SessionSettings.Builder> sessionSettings, byte[] sharedAgentKey,
+            StoreOpener storeOpener, StagingSettings staging) throws Exception {
         this.sharedAgentKey = sharedAgentKey;
         serverTransport = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP);
         clientTransport = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP);
-        pool = BufferPool.create(StagingSettings.defaults(), serverTransport, () -> Telemetry.NOOP);
+        pool = BufferPool.create(staging, serverTransport, () -> Telemetry.NOOP);
         SessionSettings.Builder b = SessionSettings.builder().execTimeoutMs(10_000).prepTimeoutMs(5_000)
                 .allowAddresses("127.0.0.0/8"); // the client endpoints are on loopback
         sessionSettings.accept(b);

@@ -236,8 +236,13 @@ public final class RdmaClientMain {
                     return frozenRequest(who, "GET", path, query, headers, "proto=cuobj op=GET");
                 }
             }
+            // above the agent's largest request the GET is several requests, each for its own range (as the SDK asks)
+            boolean split = size > agent.maxRequestSize() && !opt.containsKey("range");
             long moved = agent.get(mem, 0, size, req -> {
                 headers.put("x-amz-rdma-token", req.headerValue());
+                if (split) {
+                    headers.put("Range", "bytes=" + req.objectOffset() + "-" + (req.objectOffset() + req.size() - 1));
+                }
                 try {
                     last = http.send(who, "GET", path, query, null, headers, Map.of());
                 } catch (Exception e) {
@@ -262,6 +267,9 @@ public final class RdmaClientMain {
                             "proto=cuobj op=PUT");
                 }
             }
+            if (size > agent.maxRequestSize() && query.isEmpty()) {
+                return cuObjMultipartPut(who, agent, mem, path, size);
+            }
             long moved = agent.put(mem, 0, size, req -> {
                 try {
                     // as the SDK asks for it: the gateway answers the CRC32C it computed over the bytes that arrived
@@ -274,6 +282,40 @@ public final class RdmaClientMain {
             });
             return describe(last, false) + " moved=" + moved + " crc=" + crc(mem.segment(), size);
         }
+    }
+
+    /**
+     * A PUT above the agent's largest request (1 GiB) cannot be one PutObject: each request would replace the object.
+     * As the SDK plugin and {@code bin/objrdma} do, it becomes a multipart upload, one UploadPart over cuObject per
+     * request (part n at object offset (n-1) · 1 GiB), then CompleteMultipartUpload over HTTP.
+     */
+    private String cuObjMultipartPut(Credential who, CuObjAgent agent, ClientMemory mem, String path, int size)
+            throws Exception {
+        HttpResponse<byte[]> created = http.send(who, "POST", path, "uploads", null, Map.of(), Map.of());
+        Matcher m = Pattern.compile("<UploadId>([^<]+)</UploadId>").matcher(new String(created.body(), StandardCharsets.UTF_8));
+        if (created.statusCode() != 200 || !m.find()) {
+            return describe(created, false);
+        }
+        String upload = m.group(1);
+        StringBuilder parts = new StringBuilder("<CompleteMultipartUpload>");
+        long moved = agent.put(mem, 0, size, req -> {
+            int part = (int) (req.objectOffset() / agent.maxRequestSize()) + 1;
+            try {
+                last = http.send(who, "PUT", path, "partNumber=" + part + "&uploadId=" + upload, null,
+                        Map.of("x-amz-rdma-token", req.headerValue()), Map.of());
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+            parts.append("<Part><PartNumber>").append(part).append("</PartNumber><ETag>")
+                    .append(last.headers().firstValue("ETag").orElse("")).append("</ETag></Part>");
+            return last.statusCode() == 200 ? req.size() : -5;
+        });
+        if (moved != size) {
+            return describe(last, false) + " moved=" + moved;
+        }
+        last = http.send(who, "POST", path, "uploadId=" + upload,
+                parts.append("</CompleteMultipartUpload>").toString().getBytes(StandardCharsets.UTF_8), Map.of(), Map.of());
+        return describe(last, false) + " moved=" + moved + " crc=" + crc(mem.segment(), size);
     }
 
     // ------------------------------------------------------------------ hipobj-rc-v2
@@ -343,7 +385,9 @@ public final class RdmaClientMain {
 
     private String rcGet(Credential who, String path, String query, int size, Map<String, String> opt) throws Exception {
         long offset = Long.parseLong(opt.getOrDefault("offset", "0"));
-        try (ClientMemory mem = ClientMemory.register(rcTransport, arena.allocate(size, 4096))) {
+        // memory of its own, freed after the call: the big runs move several 1.25 GiB objects through one JVM
+        try (Arena own = Arena.ofShared();
+             ClientMemory mem = ClientMemory.register(rcTransport, own.allocate(size, 4096))) {
             Prepared p = prepare(who, Op.GET, mem, path + (query.isEmpty() ? "" : "?" + query), offset, size, null,
                     opt.get("forge"));
             if (p.transfer() == null) {
@@ -370,7 +414,8 @@ public final class RdmaClientMain {
 
     private String rcPut(Credential who, String path, String query, int size, long seed, boolean slow, String forge)
             throws Exception {
-        try (ClientMemory mem = ClientMemory.register(rcTransport, arena.allocate(size, 4096))) {
+        try (Arena own = Arena.ofShared();
+             ClientMemory mem = ClientMemory.register(rcTransport, own.allocate(size, 4096))) {
             MemorySegment.copy(random(size, seed), 0, mem.segment(), ValueLayout.JAVA_BYTE, 0, size);
             Prepared p = prepare(who, Op.PUT, mem, path + (query.isEmpty() ? "" : "?" + query), 0, size, null, forge);
             if (p.transfer() == null) {

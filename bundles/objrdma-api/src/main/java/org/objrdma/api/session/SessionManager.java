@@ -33,11 +33,16 @@ public interface SessionManager {
     /** Commits ({@code committed}) or aborts a prepared session. GET needs its data staged first. */
     RcStatus finishPrepare(SessionId sessionId, boolean committed);
 
-    /** Lends the staging buffer of a prepared GET session to fill with the object range. */
+    /**
+     * Lends the staging buffer of a prepared GET session to fill with the object range. For a range larger
+     * than one staging buffer the buffer lent is the first chunk of the range (its length says how much);
+     * the rest is read at READY through a {@link StagingSource}.
+     */
     SessionResult<SessionBuffer> borrowStaging(SessionId sessionId);
 
     /**
-     * Returns the staging lease. {@code ok == false} aborts the session; {@code written != size} gives
+     * Returns the staging lease. {@code ok == false} aborts the session; {@code written} other than the lent
+     * buffer's length (the size, or the first chunk's) gives
      * {@link RcStatus#SHORT} and aborts; an etag or version id above 127 characters gives TRUNC and aborts.
      */
     RcStatus finishStaging(SessionId sessionId, LeaseHandle lease, boolean ok, long written, String etag,
@@ -53,6 +58,19 @@ public interface SessionManager {
      * once the manager is shutting down.
      */
     SessionResult<ReadyResponse> readyTransfer(ReadyRequest request);
+
+    /**
+     * As {@link #readyTransfer(ReadyRequest)}, for a GET session whose range is larger than one staging
+     * buffer: {@code rest} supplies the chunks after the first while the data phase runs (the chunked data
+     * phase writes each chunk at its offset of the client's memory, the last one with the immediate). A chunked
+     * GET READY without a source is ARG, the session preserved; sessions that fit one buffer ignore it.
+     * The default ignores {@code rest}: a provider that never prepares chunked sessions needs none.
+     *
+     * @since 2.2
+     */
+    default SessionResult<ReadyResponse> readyTransfer(ReadyRequest request, StagingSource rest) {
+        return readyTransfer(request);
+    }
 
     /** Lends the received PUT bytes for commit; moves the completion reference to the view. */
     SessionResult<SessionBuffer> getPutData(SessionId sessionId);

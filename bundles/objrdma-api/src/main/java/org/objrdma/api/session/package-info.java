@@ -6,7 +6,10 @@
  * a client endpoint is refused unless the manager runs control-plane only.
  *
  * <p>2.1.0: {@link org.objrdma.api.session.SessionManager#foreignOwner} (session affinity across gateways).
+ *
+ * <p>2.2.0: {@link org.objrdma.api.session.StagingSource} and the READY overload taking one (GET sessions
+ * larger than one staging buffer, moved in chunks).
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("2.1.0")
+@org.osgi.annotation.versioning.Version("2.2.0")
 package org.objrdma.api.session;

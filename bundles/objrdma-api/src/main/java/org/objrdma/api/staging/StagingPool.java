@@ -46,6 +46,24 @@ public interface StagingPool {
     StagingLease borrow(long size, PrincipalId principal, String holderHint, Duration maxWait, Transport on)
             throws StagingException;
 
+    /**
+     * Borrows an unpooled buffer of exactly {@code size} bytes, registered with {@code on}, for a consumer that
+     * needs one contiguous region larger than {@link #maxBufferSize()} (an RC PUT session: the client writes the
+     * whole object into one window). It is allocated for this lease and freed (deregistered, then released) when
+     * the lease is returned; it is charged against the byte limits like any lease (total and per principal, its
+     * exact size), never waits for room, and counts in {@link #stats()}.
+     *
+     * @param size bytes, 1 to {@link Integer#MAX_VALUE}
+     * @throws StagingException LIMIT at once when a byte limit has no room (the message names it), INVALID_SIZE,
+     *         NO_TRANSPORT, CLOSED, REGISTRATION_FAILED (also when the memory cannot be allocated); a pool without
+     *         dedicated buffers answers INVALID_SIZE
+     * @since 1.2
+     */
+    default StagingLease borrowDedicated(long size, PrincipalId principal, String holderHint, Transport on)
+            throws StagingException {
+        throw new StagingException(StagingStatus.INVALID_SIZE, "this staging pool lends no dedicated buffers");
+    }
+
     /** Largest size one lease may have. */
     long maxBufferSize();
 

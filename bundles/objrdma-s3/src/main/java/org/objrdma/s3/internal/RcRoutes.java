@@ -17,6 +17,7 @@ import org.objrdma.api.session.SessionId;
 import org.objrdma.api.session.SessionInfo;
 import org.objrdma.api.session.SessionManager;
 import org.objrdma.api.session.SessionResult;
+import org.objrdma.api.session.StagingSource;
 import org.objrdma.api.store.ObjectContent;
 import org.objrdma.api.store.ObjectInfo;
 import org.objrdma.api.store.PartInfo;
@@ -123,6 +124,13 @@ final class RcRoutes {
         SessionResult<PrepareResponse> prepared = sessions.prepare(new PrepareRequest(principal, op, target.text(),
                 objectOffset, size, psn, cookie, endpoint.value(), clientRegion));
         if (!prepared.isOk()) {
+            org.objrdma.api.staging.StagingPool pool = x.rdma.staging().get();
+            if (prepared.status() == RcStatus.LIMIT && op == Op.PUT && pool != null && size > pool.maxBufferSize()) {
+                // the session core's answer has no room for which limit: name the ones a large PUT's window meets
+                throw new S3Exception(RcErrors.LIMIT, 429, "PREPARE: a " + size + "-byte PUT needs a staging window of"
+                        + " its size; it does not fit org.objrdma.staging max.total.bytes / max.bytes.per.principal or"
+                        + " org.objrdma.session max.staging.bytes / max.user.staging.bytes (the gateway log names which)");
+            }
             throw RcErrors.of(prepared.status(), "PREPARE");
         }
         PrepareResponse p = prepared.value();
@@ -212,7 +220,8 @@ final class RcRoutes {
             long written = 0;
             String etag = "";
             try {
-                MemorySegment dst = b.buffer().asSlice(0, size);
+                // the whole range, or the first chunk of a range larger than one staging buffer (the rest: READY)
+                MemorySegment dst = b.buffer().asSlice(0, Math.min(size, b.buffer().byteSize()));
                 ReadResult r = x.store.read(target.bucket(), target.key(), offset, dst);
                 written = r.bytesRead();
                 etag = r.object().etag();
@@ -257,7 +266,8 @@ final class RcRoutes {
             throw new S3Exception(S3ErrorCode.ACCESS_DENIED, "Access Denied: permission for " + target.text()
                     + " was revoked; the session is cancelled");
         }
-        SessionResult<ReadyResponse> ready = sessions.readyTransfer(new ReadyRequest(principal, id, cookie, qpn, null));
+        SessionResult<ReadyResponse> ready = sessions.readyTransfer(new ReadyRequest(principal, id, cookie, qpn, null),
+                op == Op.GET ? restOfRange(x, target) : null);
         if (!ready.isOk()) {
             ReadyOutcome outcome = ready.failureDetail().map(ReadyResponse::outcome).orElse(null);
             if (outcome == ReadyOutcome.TIMEOUT) {
@@ -289,6 +299,20 @@ final class RcRoutes {
             x.response.header("ETag", etag);
         }
         x.sendEmpty(200);
+    }
+
+    /**
+     * GET larger than one staging buffer: where the session core reads the chunks after the first during READY,
+     * from the version staged at PREPARE (the core compares the etag returned with the staged one).
+     */
+    private static StagingSource restOfRange(Exchange x, RcTarget target) {
+        return (offset, dst) -> {
+            ReadResult r = x.store.read(target.bucket(), target.key(), offset, dst);
+            if (r.bytesRead() != dst.byteSize()) {
+                throw new IOException("short read: " + r.bytesRead() + " of " + dst.byteSize() + " bytes at " + offset);
+            }
+            return Http.quote(r.object().etag());
+        };
     }
 
     /** PUT: the staged bytes into the store; finishPut is the only finalizer once getPutData succeeded. */

@@ -84,7 +84,7 @@ final class DataPhase {
     }
 
     /** The batch result, or null when the future did not complete within the deadline plus grace. */
-    private static Object await(CompletableFuture<BatchResult> future, long execTimeoutMs) {
+    static Object await(CompletableFuture<BatchResult> future, long execTimeoutMs) {
         try {
             return future.get(execTimeoutMs + GRACE_MS, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {

@@ -45,7 +45,18 @@ final class Session {
     final StagingLease staging;
     /** Where the lease's bytes start inside its registered region. */
     final long stagingOffset;
-    /** Staging memory the session holds: the whole buffer lent (its size class), not the size asked for. */
+    /**
+     * A GET larger than one staging buffer: the second of its two chunk buffers ({@link #staging} is the first);
+     * null for every other session.
+     */
+    final StagingLease secondStaging;
+    /** Where {@link #secondStaging}'s bytes start inside its registered region. */
+    final long secondStagingOffset;
+    /** Bytes per chunk of a chunked GET ({@link ChunkedGetPhase}); 0 when the range fits one buffer. */
+    final int chunkBytes;
+    /** What the session's limits are charged: its size, or a chunked GET's two chunk buffers. */
+    final long stagingCharge;
+    /** Staging memory the session holds: the whole buffers lent (their size classes), not the size asked for. */
     final long stagingBytesHeld;
     /** The session's one channel: a Busy READY resets it, so its endpoint is the one PREPARE returned. */
     final Channel channel;
@@ -79,6 +90,8 @@ final class Session {
     String versionId = "";
     /** Set when the session's transport went away: whatever the data phase reports, READY answers WIRE. */
     boolean transportLost;
+    /** Chunked GET: the first buffer still holds the first chunk staged at PREPARE (a READY overwrites it). */
+    boolean headStaged;
 
     /** The earliest armed deadline, or {@link Long#MAX_VALUE}; mirrored into {@link #slot} for the reaper. */
     long earliestDeadline = Long.MAX_VALUE;
@@ -90,6 +103,16 @@ final class Session {
             int clientPsn, EndpointInfo clientEndpoint, RemoteRegion preparedClientRegion, long createdAtMillis,
             Transport transport, StagingPool pool, StagingLease staging, long stagingOffset, Channel channel,
             PutStaging putStaging, DeadlineSlots deadlineSlots) {
+        this(id, epoch, principal, op, target, offset, size, cookie, clientPsn, clientEndpoint, preparedClientRegion,
+                createdAtMillis, transport, pool, staging, stagingOffset, null, 0, 0, size, channel, putStaging,
+                deadlineSlots);
+    }
+
+    Session(SessionId id, long epoch, PrincipalId principal, Op op, String target, long offset, int size, int cookie,
+            int clientPsn, EndpointInfo clientEndpoint, RemoteRegion preparedClientRegion, long createdAtMillis,
+            Transport transport, StagingPool pool, StagingLease staging, long stagingOffset, StagingLease secondStaging,
+            long secondStagingOffset, int chunkBytes, long stagingCharge, Channel channel, PutStaging putStaging,
+            DeadlineSlots deadlineSlots) {
         this.id = id;
         this.epoch = epoch;
         this.principal = principal;
@@ -106,12 +129,27 @@ final class Session {
         this.pool = pool;
         this.staging = staging;
         this.stagingOffset = stagingOffset;
-        this.stagingBytesHeld = staging == null ? 0 : staging.region().length();
+        this.secondStaging = secondStaging;
+        this.secondStagingOffset = secondStagingOffset;
+        this.chunkBytes = chunkBytes;
+        this.stagingCharge = stagingCharge;
+        this.stagingBytesHeld = (staging == null ? 0 : staging.region().length())
+                + (secondStaging == null ? 0 : secondStaging.region().length());
         this.channel = channel;
         this.stagingAccess = putStaging == null ? null : putStaging.access();
         this.armedReceive = putStaging == null ? null : putStaging.armedReceive();
         this.armedWrId = putStaging == null ? 0 : putStaging.armedWrId();
         this.deadlineSlots = deadlineSlots;
+    }
+
+    /** True for a GET larger than one staging buffer, moved in chunks at READY. */
+    boolean chunked() {
+        return chunkBytes != 0;
+    }
+
+    /** Bytes the gateway stages at PREPARE: the whole range, or a chunked GET's first chunk. */
+    long stagedAtPrepare() {
+        return chunked() ? chunkBytes : size;
     }
 
     /** Caller holds the monitor. True while anything the teardown must wait for is out. */

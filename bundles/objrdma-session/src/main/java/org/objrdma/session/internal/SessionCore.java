@@ -29,6 +29,7 @@ import org.objrdma.api.session.SessionResult;
 import org.objrdma.api.session.SessionSnapshot;
 import org.objrdma.api.session.SessionState;
 import org.objrdma.api.session.SessionTerminalListener;
+import org.objrdma.api.session.StagingSource;
 import org.objrdma.api.session.TerminalEvent;
 import org.objrdma.api.session.TerminalReason;
 import org.objrdma.api.staging.StagingException;
@@ -213,14 +214,21 @@ public final class SessionCore implements SessionManager {
         }
         PrincipalId principal = request.principal();
         int size = (int) request.size();
-        String refusedBy = accounting.take(principal, size);
+        // above the pool's largest buffer: a GET moves in chunks through two pool buffers (the server writes into
+        // the client's memory, so chunking is invisible to it); a PUT needs one window of its size, a dedicated lease
+        int chunk = request.op() == Op.GET && pool != null && size > pool.maxBufferSize()
+                ? (int) pool.maxBufferSize() : 0;
+        boolean dedicated = request.op() == Op.PUT && pool != null && size > pool.maxBufferSize();
+        long charge = chunk != 0 ? 2L * chunk : size;
+        String refusedBy = accounting.take(principal, charge);
         if (refusedBy != null) {
-            LOG.debug("PREPARE refused (LIMIT): {} reached for {}", refusedBy, principal);
+            LOG.info("PREPARE refused (LIMIT): {} reached for {} ({} staging bytes asked)", refusedBy, principal, charge);
             return SessionResult.failed(RcStatus.LIMIT);
         }
         // From here on, everything taken is given back unless the session is published in the map.
         boolean charged = true;
         StagingLease lease = null;
+        StagingLease secondLease = null;
         Channel channel = null;
         PutStaging stagingAccess = null;
         Session created = null;
@@ -244,7 +252,14 @@ public final class SessionCore implements SessionManager {
             }
             try {
                 // on t itself: the pool may prefer another transport at this moment, the lease must match the channel
-                lease = pool.borrow(size, principal, id.hex(), Duration.ZERO, t);
+                if (dedicated) {
+                    lease = pool.borrowDedicated(size, principal, id.hex(), t);
+                } else if (chunk != 0) {
+                    lease = pool.borrow(chunk, principal, id.hex(), Duration.ZERO, t);
+                    secondLease = pool.borrow(chunk, principal, id.hex(), Duration.ZERO, t);
+                } else {
+                    lease = pool.borrow(size, principal, id.hex(), Duration.ZERO, t);
+                }
             } catch (StagingException e) {
                 RcStatus status = switch (e.status()) {
                     case LIMIT -> RcStatus.LIMIT;
@@ -253,11 +268,18 @@ public final class SessionCore implements SessionManager {
                     case NO_TRANSPORT -> RcStatus.WIRE;
                     default -> RcStatus.INTERNAL;
                 };
-                LOG.debug("PREPARE refused ({}): staging borrow failed: {}", status, e.getMessage());
+                if (status == RcStatus.LIMIT && (dedicated || chunk != 0)) {
+                    // a large session's refusal names the staging limit in the log: the answer cannot carry it
+                    LOG.info("PREPARE refused (LIMIT) for a {}-byte {}: {}", size, request.op(), e.getMessage());
+                } else {
+                    LOG.debug("PREPARE refused ({}): staging borrow failed: {}", status, e.getMessage());
+                }
                 return SessionResult.failed(status);
             }
-            long stagingOffset = stagingOffset(lease, size);
-            if (stagingOffset < 0 || !lease.region().transportName().equals(t.name())) {
+            long stagingOffset = stagingOffset(lease, chunk != 0 ? chunk : size);
+            long secondOffset = secondLease == null ? 0 : stagingOffset(secondLease, chunk);
+            if (stagingOffset < 0 || secondOffset < 0 || !lease.region().transportName().equals(t.name())
+                    || (secondLease != null && !secondLease.region().transportName().equals(t.name()))) {
                 LOG.error("PREPARE refused (INTERNAL): staging lease of {} bytes is not a registration of"
                         + " transport {} covering its segment (region of {})", size, t.name(),
                         lease.region().transportName());
@@ -289,12 +311,14 @@ public final class SessionCore implements SessionManager {
                 stagingRegion = stagingAccess.access().remote();
             } else {
                 // a GET client reaches nothing on the server: the server writes into the client's memory
-                stagingRegion = new RemoteRegion(lease.region().address() + stagingOffset, size, NO_REMOTE_KEY);
+                stagingRegion = new RemoteRegion(lease.region().address() + stagingOffset,
+                        chunk != 0 ? chunk : size, NO_REMOTE_KEY);
             }
             long now = clock.millis();
             Session s = new Session(id, epochs.incrementAndGet(), principal, request.op(), request.target(),
                     request.offset(), size, request.cookie(), request.clientPsn(), request.clientEndpoint(),
-                    request.clientRegion(), now, t, pool, lease, stagingOffset, channel, stagingAccess, deadlineSlots);
+                    request.clientRegion(), now, t, pool, lease, stagingOffset, secondLease, secondOffset, chunk, charge,
+                    channel, stagingAccess, deadlineSlots);
             synchronized (s) {
                 s.prepDeadline = now + settings.prepTimeoutMs();
                 s.recomputeEarliestDeadline();
@@ -308,6 +332,7 @@ public final class SessionCore implements SessionManager {
             }
             charged = false;
             lease = null;
+            secondLease = null;
             channel = null;
             stagingAccess = null;
             created = null;
@@ -328,8 +353,11 @@ public final class SessionCore implements SessionManager {
             if (lease != null) {
                 lease.release();
             }
+            if (secondLease != null) {
+                secondLease.release();
+            }
             if (charged) {
-                accounting.release(principal, size);
+                accounting.release(principal, charge);
             }
         }
     }
@@ -361,9 +389,6 @@ public final class SessionCore implements SessionManager {
         }
         if (r.clientRegion() != null && r.clientRegion().length() < r.size()) {
             return "client region of " + r.clientRegion().length() + " bytes is shorter than size " + r.size();
-        }
-        if (pool != null && r.size() > pool.maxBufferSize()) {
-            return "size " + r.size() + " above the staging pool's largest buffer " + pool.maxBufferSize();
         }
         return null;
     }
@@ -480,7 +505,7 @@ public final class SessionCore implements SessionManager {
                 if (!ok) {
                     s.markReapPending(TerminalReason.ABORTED);
                     status = RcStatus.OK;
-                } else if (written != s.size) {
+                } else if (written != s.stagedAtPrepare()) {
                     s.markReapPending(TerminalReason.ABORTED);
                     status = RcStatus.SHORT;
                 } else if (tag.length() > MAX_TAG_CHARS || version.length() > MAX_TAG_CHARS) {
@@ -490,6 +515,7 @@ public final class SessionCore implements SessionManager {
                     s.etag = tag;
                     s.versionId = version;
                     s.stageDone = true;
+                    s.headStaged = s.chunked();
                     status = RcStatus.OK;
                 }
             }
@@ -527,11 +553,17 @@ public final class SessionCore implements SessionManager {
     // ------------------------------------------------------------------ READY
 
     /** What READY took from the session under its monitor, to run the data phase outside it. */
-    private record Claim(Channel channel, EndpointInfo remote, RemoteRegion clientRegion, long wrId) {
+    private record Claim(Channel channel, EndpointInfo remote, RemoteRegion clientRegion, long wrId,
+                         boolean headStaged) {
     }
 
     @Override
     public SessionResult<ReadyResponse> readyTransfer(ReadyRequest request) {
+        return readyTransfer(request, null);
+    }
+
+    @Override
+    public SessionResult<ReadyResponse> readyTransfer(ReadyRequest request, StagingSource rest) {
         if (request == null) {
             return SessionResult.failed(RcStatus.ARG);
         }
@@ -542,13 +574,13 @@ public final class SessionCore implements SessionManager {
             return SessionResult.failed(RcStatus.LIMIT);
         }
         try {
-            return readyHoldingSlot(request);
+            return readyHoldingSlot(request, rest);
         } finally {
             readySlots.release();
         }
     }
 
-    private SessionResult<ReadyResponse> readyHoldingSlot(ReadyRequest request) {
+    private SessionResult<ReadyResponse> readyHoldingSlot(ReadyRequest request, StagingSource rest) {
         long readyStart = System.nanoTime();
         Session s = sessions.get(request.sessionId());
         if (s == null) {
@@ -560,6 +592,9 @@ public final class SessionCore implements SessionManager {
             long now = clock.millis();
             applyDeadlines(s, now);
             refusal = readyRefusal(s, request);
+            if (refusal == null && s.chunked() && s.clientEndpoint != null && rest == null) {
+                refusal = RcStatus.ARG; // the rest of the range has nowhere to come from: preserved
+            }
             if (refusal == null) {
                 s.state = SessionState.TRANSFERRING;
                 s.activeRef = 1;
@@ -567,7 +602,8 @@ public final class SessionCore implements SessionManager {
                 s.execDeadline = now + settings.execTimeoutMs();
                 claim = new Claim(s.channel, completeEndpoint(s.clientEndpoint, request.clientQpn(), s.clientPsn),
                         request.clientRegion() != null ? request.clientRegion() : s.preparedClientRegion,
-                        workRequestIds.incrementAndGet());
+                        workRequestIds.incrementAndGet(), s.headStaged);
+                s.headStaged = false; // the data phase overwrites the first buffer whatever its outcome
             } else {
                 claim = null;
             }
@@ -584,6 +620,9 @@ public final class SessionCore implements SessionManager {
                     ? DataPhaseResult.nothingMoved() // control-plane only (a test mode): OK, and 0 bytes, honestly
                     : s.armedReceive != null
                     ? DataPhase.awaitArmedPut(s.armedReceive, s.armedWrId, s.cookie, s.size, settings.execTimeoutMs())
+                    : s.chunked()
+                    ? ChunkedGetPhase.run(claim.channel(), claim.remote(), chunkPlan(s, claim), rest, claim.clientRegion(),
+                            s.cookie, workRequestIds::incrementAndGet, settings.execTimeoutMs())
                     : DataPhase.run(claim.channel(), claim.remote(), s.op,
                             new ScatterGatherEntry(s.staging.region(), s.stagingOffset, s.size), claim.clientRegion(),
                             s.cookie, claim.wrId(), settings.execTimeoutMs());
@@ -599,6 +638,13 @@ public final class SessionCore implements SessionManager {
             // a READY refused before it claimed its session is not timed: its answer says nothing of the data path
             telemetry.record(Latency.SESSION_READY, System.nanoTime() - readyStart);
         }
+    }
+
+    private static ChunkedGetPhase.Plan chunkPlan(Session s, Claim claim) {
+        ScatterGatherEntry[] buffers = {
+                new ScatterGatherEntry(s.staging.region(), s.stagingOffset, s.chunkBytes),
+                new ScatterGatherEntry(s.secondStaging.region(), s.secondStagingOffset, s.chunkBytes)};
+        return new ChunkedGetPhase.Plan(buffers, s.chunkBytes, s.size, s.offset, claim.headStaged(), s.etag);
     }
 
     /** The READY checks in the C core's order; null when READY may claim the session. Changes nothing. */
@@ -1125,15 +1171,12 @@ public final class SessionCore implements SessionManager {
             }
         }
         if (returnStaging) {
-            try {
-                if (!s.staging.release()) {
-                    LOG.warn("session {}: staging lease was already returned", s.id);
-                }
-            } catch (RuntimeException e) {
-                LOG.warn("session {}: returning staging failed", s.id, e);
+            returnLease(s, s.staging);
+            if (s.secondStaging != null) {
+                returnLease(s, s.secondStaging);
             }
         }
-        accounting.release(s.principal, s.size);
+        accounting.release(s.principal, s.stagingCharge);
         TerminalEvent event;
         synchronized (s) {
             event = new TerminalEvent(s.id, s.op, s.target, s.terminalReason == null ? TerminalReason.SHUTDOWN
@@ -1156,6 +1199,16 @@ public final class SessionCore implements SessionManager {
             } catch (Throwable e) {
                 LOG.warn("terminal listener {} failed for session {}; ignored", listener, s.id, e);
             }
+        }
+    }
+
+    private static void returnLease(Session s, StagingLease lease) {
+        try {
+            if (!lease.release()) {
+                LOG.warn("session {}: staging lease was already returned", s.id);
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("session {}: returning staging failed", s.id, e);
         }
     }
 

@@ -330,6 +330,11 @@ public final class SessionManagerComponent implements SessionManager {
     }
 
     @Override
+    public SessionResult<ReadyResponse> readyTransfer(ReadyRequest request, org.objrdma.api.session.StagingSource rest) {
+        return core.readyTransfer(request, rest);
+    }
+
+    @Override
     public SessionResult<SessionBuffer> getPutData(SessionId sessionId) {
         return core.getPutData(sessionId);
     }

@@ -95,6 +95,9 @@ public final class BufferPool implements StagingPool, AutoCloseable {
     private final LongAdder failures = new LongAdder();
     private final LongAdder doubleReturns = new LongAdder();
     private final LongAdder overdueLeases = new LongAdder();
+    /** Dedicated (unpooled) leases out now; they count in {@link #stats()} and shutdown waits for them too. */
+    private final Set<DedicatedLease> dedicatedLeases = ConcurrentHashMap.newKeySet();
+    private final LongAdder dedicatedBorrows = new LongAdder();
 
     /**
      * @param transport the transport to register with first, or null until {@link #useTransport} names one
@@ -359,6 +362,64 @@ public final class BufferPool implements StagingPool, AutoCloseable {
         return lease;
     }
 
+    /**
+     * One unpooled buffer of exactly {@code size} bytes ({@link DedicatedLease}), for a consumer that needs one
+     * contiguous region above the largest class. Charged (bytes only) before the allocation, given back after
+     * the buffer is freed; registered with {@code on} (or the preferred transport).
+     */
+    @Override
+    public StagingLease borrowDedicated(long size, PrincipalId principal, String holderHint, Transport on)
+            throws StagingException {
+        Objects.requireNonNull(principal, "principal");
+        Objects.requireNonNull(holderHint, "holderHint");
+        if (size < 1 || size > Integer.MAX_VALUE) {
+            throw fail(StagingStatus.INVALID_SIZE, "a dedicated buffer is 1.." + Integer.MAX_VALUE + " bytes, not " + size);
+        }
+        if (closed) {
+            throw fail(StagingStatus.CLOSED, "the staging pool is shutting down");
+        }
+        TransportBinding binding = bindingFor(on);
+        try {
+            ledger.chargeDedicated(size, principal);
+        } catch (StagingException e) {
+            if (e.status() == StagingStatus.LIMIT) {
+                timeouts.increment();
+                telemetry.get().increment(Counter.STAGING_TIMEOUTS);
+            } else {
+                failures.increment();
+            }
+            throw e;
+        }
+        DedicatedLease lease;
+        try {
+            lease = DedicatedLease.allocate(this, binding.transport(), size, principal, holderHint, clock.instant());
+        } catch (TransportException e) {
+            ledger.releaseDedicated(size, principal);
+            throw fail(StagingStatus.REGISTRATION_FAILED, "transport " + binding.transport().name()
+                    + " refused to register a dedicated " + size + "-byte buffer: " + e.getMessage());
+        } catch (OutOfMemoryError | RuntimeException e) {
+            ledger.releaseDedicated(size, principal);
+            throw fail(StagingStatus.REGISTRATION_FAILED, "could not allocate a dedicated " + size + "-byte buffer: " + e);
+        }
+        dedicatedLeases.add(lease);
+        dedicatedBorrows.increment();
+        telemetry.get().increment(Counter.STAGING_BORROWS);
+        return lease;
+    }
+
+    /** The second half of {@link DedicatedLease#release()}: called once per lease, after its memory is freed. */
+    void dedicatedReturned(DedicatedLease lease) {
+        dedicatedLeases.remove(lease);
+        ledger.releaseDedicated(lease.size(), lease.principal());
+        telemetry.get().increment(Counter.STAGING_RETURNS);
+    }
+
+    void reportDoubleReturn(DedicatedLease lease) {
+        doubleReturns.increment();
+        telemetry.get().increment(Counter.STAGING_DOUBLE_RETURNS);
+        LOG.warn("Staging lease returned twice (ignored): {}", lease);
+    }
+
     /** The binding a borrow registers with: {@code on}'s (taken up now if new), or the preferred one. */
     private TransportBinding bindingFor(Transport on) throws StagingException {
         if (on == null) {
@@ -531,7 +592,8 @@ public final class BufferPool implements StagingPool, AutoCloseable {
         leaseCheck.shutdownNow();
         long deadline = System.nanoTime() + settings.shutdownTimeout().toNanos();
         boolean interrupted = false;
-        while (ledger.buffersLent() > 0 && System.nanoTime() < deadline && !interrupted) {
+        while ((ledger.buffersLent() > 0 || !dedicatedLeases.isEmpty()) && System.nanoTime() < deadline
+                && !interrupted) {
             try {
                 TimeUnit.MILLISECONDS.sleep(10);
             } catch (InterruptedException e) {
@@ -545,6 +607,10 @@ public final class BufferPool implements StagingPool, AutoCloseable {
                 stillOut++;
                 reports.unreturnedAtShutdown(lease);
             }
+        }
+        for (DedicatedLease lease : dedicatedLeases) {
+            stillOut++;
+            LOG.warn("Staging pool shutdown: dedicated lease still out, freed when it is returned: {}", lease);
         }
         buffers.close();
         if (stillOut > 0) {
@@ -635,7 +701,12 @@ public final class BufferPool implements StagingPool, AutoCloseable {
             bytesBorrowed += active * size;
             bytesAllocated += (active + idleHere) * size;
         }
-        return new StagingStats(borrowed, idle, bytesBorrowed, bytesAllocated, buffers.getBorrowedCount(),
+        for (DedicatedLease lease : dedicatedLeases) {
+            borrowed++;
+            bytesBorrowed += lease.size();
+            bytesAllocated += lease.size();
+        }
+        return new StagingStats(borrowed, idle, bytesBorrowed, bytesAllocated, buffers.getBorrowedCount() + dedicatedBorrows.sum(),
                 waits.sum(), timeouts.sum(), failures.sum(), doubleReturns.sum(), overdueLeases.sum(), perClass);
     }
 

@@ -127,6 +127,57 @@ final class LimitLedger {
         return limits;
     }
 
+    /**
+     * Charges a dedicated (unpooled) buffer of exactly {@code bytes}: total and principal bytes, no size class.
+     * Never waits (a buffer that large waiting behind pooled ones would hold up its session's PREPARE for
+     * nothing): when either limit has no room it fails at once with LIMIT naming the limit.
+     */
+    void chargeDedicated(long bytes, PrincipalId principal) throws StagingException {
+        if (closed) {
+            throw closedException();
+        }
+        Limits l = limits;
+        for (;;) {
+            long total = bytesLent.get();
+            if (total + bytes > l.maxTotalBytes()) {
+                throw new StagingException(StagingStatus.LIMIT, "limit max.total.bytes (" + l.maxTotalBytes()
+                        + " bytes, " + total + " lent) has no room for a dedicated " + bytes + "-byte buffer");
+            }
+            if (bytesLent.compareAndSet(total, total + bytes)) {
+                break;
+            }
+        }
+        boolean[] granted = new boolean[1];
+        lentPerPrincipal.compute(principal, (p, c) -> {
+            PrincipalCharge charge = c == null ? new PrincipalCharge(classes.count()) : c;
+            synchronized (charge) {
+                if (charge.bytes + bytes <= l.maxBytesPerPrincipal()) {
+                    charge.bytes += bytes;
+                    granted[0] = true;
+                }
+                return charge.bytes == 0 ? null : charge;
+            }
+        });
+        if (!granted[0]) {
+            bytesLent.addAndGet(-bytes);
+            grantIfQueued();
+            throw new StagingException(StagingStatus.LIMIT, "limit max.bytes.per.principal (" + l.maxBytesPerPrincipal()
+                    + " bytes for " + principal + ") has no room for a dedicated " + bytes + "-byte buffer");
+        }
+    }
+
+    /** Gives back what {@link #chargeDedicated} took. */
+    void releaseDedicated(long bytes, PrincipalId principal) {
+        lentPerPrincipal.computeIfPresent(principal, (p, charge) -> {
+            synchronized (charge) {
+                charge.bytes -= bytes;
+                return charge.bytes == 0 ? null : charge;
+            }
+        });
+        bytesLent.addAndGet(-bytes);
+        grantIfQueued();
+    }
+
     /** Fails every queued charge with CLOSED and refuses new ones. Releases still work. */
     void close() {
         lock.lock();

@@ -208,6 +208,12 @@ public final class StagingPoolComponent implements StagingPool {
     }
 
     @Override
+    public StagingLease borrowDedicated(long size, PrincipalId principal, String holderHint, Transport on)
+            throws StagingException {
+        return active().borrowDedicated(size, principal, holderHint, on);
+    }
+
+    @Override
     public long maxBufferSize() {
         BufferPool p = pool;
         return p == null ? 0 : p.maxBufferSize();
