@@ -175,7 +175,13 @@ class FrozenPeerCloseTest {
             }
         }
         String prefix = t.threadPrefix();
-        assertTrue(threads(prefix) >= 2 + 2 * peers.size(), "agent, timer, a reader and a writer per peer");
+        // the connections' threads start on their own schedule: wait for them (a loaded machine is slow to)
+        long threadsBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (threads(prefix) < 2 + 2 * peers.size() && System.nanoTime() < threadsBy) {
+            Thread.sleep(10);
+        }
+        assertTrue(threads(prefix) >= 2 + 2 * peers.size(), "agent, timer, a reader and a writer per peer: "
+                + threads(prefix));
 
         long start = System.nanoTime();
         t.close();
