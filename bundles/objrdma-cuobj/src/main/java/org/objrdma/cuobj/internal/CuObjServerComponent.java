@@ -1,7 +1,6 @@
 package org.objrdma.cuobj.internal;
 
 import java.util.Hashtable;
-import java.util.Map;
 import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.api.transport.Transport;
 import org.objrdma.cuobj.CuObjRDMATunable;
@@ -12,7 +11,6 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
-import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
@@ -37,14 +35,6 @@ import org.slf4j.LoggerFactory;
  * <p>The service object is the class {@link CuObjServer}; it is registered by the component itself (DS can
  * only register what the component class implements), with the properties {@code ip}, {@code port},
  * {@code num.dcis} and {@code objrdma.cuobj.transport} (the transport's name at activation).
- *
- * <p>A configuration change ({@code @Modified}) is checked whole first: a bad value is refused with one ERROR
- * line naming the property, and the running server keeps its settings. A change of {@code transport.target}
- * alone is applied by Declarative Services rebinding the (dynamic) reference. Any other valid change restarts
- * the server, since its address, channels and tunables are fixed when it starts: one INFO line names the
- * changed properties, the service is unregistered, the server closes (its connections end) and starts again
- * with the new settings. Should it not start with them, it starts again with the previous ones and one ERROR
- * line says why.
  */
 @Component(name = CuObjServerComponent.PID, service = {}, immediate = true,
         configurationPolicy = ConfigurationPolicy.REQUIRE)
@@ -61,58 +51,9 @@ public final class CuObjServerComponent {
     private volatile Telemetry telemetry;
     private CuObjServer server;
     private ServiceRegistration<CuObjServer> registration;
-    /** The configuration the running server was started with. */
-    private CuObjServerConfig running;
-    private Map<String, Object> runningProperties = Map.of();
 
     @Activate
-    void activate(BundleContext context, CuObjServerConfig config, Map<String, Object> properties) {
-        start(context, config);
-        runningProperties = Map.copyOf(properties);
-    }
-
-    @Modified
-    synchronized void modified(BundleContext context, CuObjServerConfig config, Map<String, Object> properties) {
-        try {
-            ServerSettings.from(config);
-        } catch (IllegalArgumentException e) {
-            LOG.error("Configuration of {} refused, the cuObject server keeps its previous settings: {}", PID,
-                    e.getMessage());
-            return;
-        }
-        String changed = restartingChanges(runningProperties, properties);
-        if (changed.isEmpty()) {
-            runningProperties = Map.copyOf(properties);
-            return;
-        }
-        LOG.info("{}: {} changed, restarting the cuObject server", PID, changed);
-        CuObjServerConfig previous = running;
-        deactivate();
-        try {
-            start(context, config);
-            runningProperties = Map.copyOf(properties);
-        } catch (RuntimeException e) {
-            LOG.error("{}: the cuObject server did not start with the new settings ({}), starting it again with the "
-                    + "previous ones", PID, e.getMessage());
-            start(context, previous);
-        }
-    }
-
-    /**
-     * The configured properties whose values differ between {@code a} and {@code b}, comma-separated; not the
-     * ones Config Admin, DS or Karaf add ({@code service.pid}, {@code component.*}, {@code felix.*}), nor a
-     * reference's {@code .target}, which DS applies itself.
-     */
-    static String restartingChanges(Map<String, ?> a, Map<String, ?> b) {
-        java.util.TreeSet<String> keys = new java.util.TreeSet<>(a.keySet());
-        keys.addAll(b.keySet());
-        keys.removeIf(k -> k.startsWith("service.") || k.startsWith("component.") || k.startsWith("felix.")
-                || k.endsWith(".target"));
-        keys.removeIf(k -> java.util.Objects.equals(String.valueOf(a.get(k)), String.valueOf(b.get(k))));
-        return String.join(", ", keys);
-    }
-
-    private synchronized void start(BundleContext context, CuObjServerConfig config) {
+    void activate(BundleContext context, CuObjServerConfig config) {
         ServerSettings settings = ServerSettings.from(config); // throws naming the bad property
         CuObjRDMATunable tunable = settings.tunable();
         CuObjServer created = CuObjServer.builder()
@@ -129,7 +70,6 @@ public final class CuObjServerComponent {
                     + (transport == null ? "none" : transport.name()) + " (see the log for the reason)");
         }
         server = created;
-        running = config;
         CuObjServer.setDefaultTransport(() -> transport);
         // no shared key configured: per-principal mode, and C-style servers get none either
         CuObjServer.setDefaultAgentKey(tunable.getAgentKey() != null ? tunable.getAgentKey()
@@ -145,7 +85,7 @@ public final class CuObjServerComponent {
     }
 
     @Deactivate
-    synchronized void deactivate() {
+    void deactivate() {
         if (registration != null) {
             try {
                 registration.unregister();
