@@ -51,13 +51,19 @@ public class RdmaJmxIT extends ObjRdmaTestSupport {
     /** Karaf's management locates the platform MBean server; the JMX whiteboard registers into it. */
     private final MBeanServer mbeanServer = ManagementFactory.getPlatformMBeanServer();
 
+    private static final String HTTP_PORT_PROPERTY = "objrdma.it.http.port";
+
     @Configuration
     public Option[] config() {
+        int httpPort = freePort();
         // the sessions these tests prepare name a client endpoint on loopback, which the session manager
         // refuses unless its allow list permits it
         return org.ops4j.pax.exam.OptionUtils.combine(baseOptions(),
                 org.ops4j.pax.exam.karaf.options.KarafDistributionOption.editConfigurationFilePut(
-                        "etc/org.objrdma.session.cfg", "allow.addresses", "127.0.0.0/8,::1"));
+                        "etc/org.objrdma.session.cfg", "allow.addresses", "127.0.0.0/8,::1"),
+                org.ops4j.pax.exam.karaf.options.KarafDistributionOption.editConfigurationFilePut(
+                        "etc/org.ops4j.pax.web.cfg", "org.osgi.service.http.port", String.valueOf(httpPort)),
+                org.ops4j.pax.exam.CoreOptions.systemProperty(HTTP_PORT_PROPERTY).value(String.valueOf(httpPort)));
     }
 
     private ObjectName registered(String name) throws Exception {
@@ -213,5 +219,69 @@ public class RdmaJmxIT extends ObjRdmaTestSupport {
         assertEquals("(objrdma.transport.name=tcp)", target); // the session manager declares no target itself
         mbeanServer.invoke(on, "unpin", new Object[] {"org.objrdma.session"}, new String[] {String.class.getName()});
         assertEquals(null, ca.getConfiguration("org.objrdma.session", null).getProperties().get("transport.target"));
+    }
+
+    /**
+     * The gateway MBean after real unsigned S3 requests (403 AccessDenied): its state is the SCR state of
+     * org.objrdma.s3, its counts are the telemetry's, and every figure is the one rdma:gateway prints.
+     */
+    @Test
+    public void gatewayMBeanMatchesRdmaGatewayAndTheServiceState() throws Exception {
+        TelemetryView telemetry = waitForService(TelemetryView.class, null);
+        waitForService(javax.servlet.Servlet.class, "(component.name=org.objrdma.s3)");
+        ObjectName on = registered("org.objrdma:type=gateway,name=s3");
+        long requests = telemetry.value(Counter.S3_REQUESTS);
+        long denied = telemetry.keyed(KeyedCounter.S3_ERRORS_BY_CODE).getOrDefault("AccessDenied", 0L);
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        java.net.URI uri = java.net.URI.create("http://127.0.0.1:" + Integer.getInteger(HTTP_PORT_PROPERTY) + "/jmx-it");
+        // the whiteboard may serve the servlet a moment after its registration (Pax Web answers 404 until
+        // then); count every answer the gateway gave (403 AccessDenied, unsigned)
+        int[] answered = {0};
+        await("the gateway answering", SERVICE_TIMEOUT, () -> {
+            try {
+                int status = http.send(java.net.http.HttpRequest.newBuilder(uri).GET().build(),
+                        java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode();
+                answered[0] += status == 403 ? 1 : 0;
+                return status == 403;
+            } catch (Exception notYet) {
+                return false;
+            }
+        });
+        assertEquals(403, http.send(java.net.http.HttpRequest.newBuilder(uri).GET().build(),
+                java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode());
+        long expected = requests + answered[0] + 1;
+        // the servlet counts after the answer is flushed: wait for the counter, then compare all three views
+        await("S3_REQUESTS at " + expected, SERVICE_TIMEOUT, () -> telemetry.value(Counter.S3_REQUESTS) >= expected);
+        await("AccessDenied moved by two or more", SERVICE_TIMEOUT,
+                () -> telemetry.keyed(KeyedCounter.S3_ERRORS_BY_CODE).getOrDefault("AccessDenied", 0L) >= denied + 2);
+        assertEquals(expected, telemetry.value(Counter.S3_REQUESTS));
+
+        String shell = executeCommand("rdma:gateway --no-format");
+        String[] row = null;
+        for (String line : shell.split("\\R")) {
+            if (line.startsWith("org.objrdma.s3")) {
+                row = java.util.Arrays.stream(line.split("\t")).map(String::strip).toArray(String[]::new);
+            }
+        }
+        org.junit.Assert.assertNotNull("rdma:gateway printed no row:\n" + shell, row);
+        var scr = waitForService(org.osgi.service.component.runtime.ServiceComponentRuntime.class, null);
+        var description = scr.getComponentDescriptionDTOs().stream().filter(d -> d.name.equals("org.objrdma.s3"))
+                .findFirst().orElseThrow();
+        int state = scr.getComponentConfigurationDTOs(description).iterator().next().state;
+        assertEquals(org.osgi.service.component.runtime.dto.ComponentConfigurationDTO.ACTIVE, state);
+        assertEquals("org.objrdma.s3", mbeanServer.getAttribute(on, "Component"));
+        assertEquals("ACTIVE", mbeanServer.getAttribute(on, "State"));
+        assertEquals(row[1], mbeanServer.getAttribute(on, "State"));
+        String endpoints = (String) mbeanServer.getAttribute(on, "Endpoints");
+        assertEquals(row[2], endpoints);
+        assertTrue(endpoints, endpoints.contains(":" + Integer.getInteger(HTTP_PORT_PROPERTY)));
+        assertEquals(telemetry.value(Counter.S3_REQUESTS), mbeanServer.getAttribute(on, "Requests"));
+        assertEquals(row[3], String.valueOf(mbeanServer.getAttribute(on, "Requests")));
+        assertEquals(telemetry.value(Counter.S3_ERRORS), mbeanServer.getAttribute(on, "Errors"));
+        assertEquals(row[4], String.valueOf(mbeanServer.getAttribute(on, "Errors")));
+        Map<Object, Object> byCode = map(mbeanServer.getAttribute(on, "ErrorsByCode"));
+        assertEquals(new TreeMap<>(telemetry.keyed(KeyedCounter.S3_ERRORS_BY_CODE)), byCode);
+        assertEquals(String.valueOf(byCode.get("AccessDenied")), S3CountersIT.cell(shell, "AccessDenied", 1));
+        assertTrue(byCode.toString(), (Long) byCode.get("AccessDenied") >= denied + 2);
     }
 }

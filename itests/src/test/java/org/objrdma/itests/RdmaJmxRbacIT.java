@@ -27,6 +27,7 @@ public class RdmaJmxRbacIT {
     private static final String TELEMETRY = "org.objrdma:type=telemetry,name=counters";
     private static final String SESSIONS = "org.objrdma:type=sessions,name=rc";
     private static final String TRANSPORTS = "org.objrdma:type=transports,name=registry";
+    private static final String GATEWAY = "org.objrdma:type=gateway,name=s3";
     private static KarafHome karaf;
     private static int registryPort;
     private static int serverPort;
@@ -55,7 +56,7 @@ public class RdmaJmxRbacIT {
     public void viewersReadAdminsInvokeAndNoRoleReadsNothing() throws Exception {
         try (JMXConnector admin = connect("karaf", "karaf")) {
             MBeanServerConnection mbs = admin.getMBeanServerConnection();
-            awaitRegistered(mbs, POOL, TELEMETRY, SESSIONS, TRANSPORTS);
+            awaitRegistered(mbs, POOL, TELEMETRY, SESSIONS, TRANSPORTS, GATEWAY);
             long requests = (Long) mbs.invoke(new ObjectName(TELEMETRY), "value", new Object[] {"objrdma.s3.requests"},
                     new String[] {String.class.getName()});
             assertTrue(requests >= 0);
@@ -70,6 +71,7 @@ public class RdmaJmxRbacIT {
             mbs.getAttribute(new ObjectName(TELEMETRY), "Counters");
             mbs.getAttribute(new ObjectName(SESSIONS), "Count");
             mbs.getAttribute(new ObjectName(TRANSPORTS), "Transports");
+            assertTrue((Long) mbs.getAttribute(new ObjectName(GATEWAY), "Requests") >= 0);
             refused("value", () -> mbs.invoke(new ObjectName(TELEMETRY), "value",
                     new Object[] {"objrdma.s3.requests"}, new String[] {String.class.getName()}));
             refused("cancel", () -> mbs.invoke(new ObjectName(SESSIONS), "cancel",

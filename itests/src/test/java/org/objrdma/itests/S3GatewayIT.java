@@ -153,4 +153,78 @@ public class S3GatewayIT extends ObjRdmaTestSupport {
         assertEquals(204, send("DELETE", "/itbucket/dir/a%2Fb//c", "", new byte[0]).statusCode());
         assertEquals(204, send("DELETE", "/itbucket", "", new byte[0]).statusCode());
     }
+
+    /**
+     * PID org.objrdma.s3 changed through Config Admin while the gateway serves: a valid max.put.bytes applies
+     * live (a PUT above it is EntityTooLarge, one below it stored, the servlet service not re-registered); a
+     * bad one is refused with one ERROR line naming the property, and the gateway keeps answering with the
+     * value it had. The shipped value is restored at the end.
+     */
+    @Test
+    public void aConfigurationChangeAppliesLiveAndABadValueIsRefusedKeepingTheOldOne() throws Exception {
+        assertEquals(200, awaitGateway().statusCode());
+        Object servletId = bundleContext.getServiceReferences(Servlet.class, "(component.name=org.objrdma.s3)")
+                .iterator().next().getProperty(org.osgi.framework.Constants.SERVICE_ID);
+        org.osgi.service.cm.ConfigurationAdmin ca = waitForService(org.osgi.service.cm.ConfigurationAdmin.class, null);
+        org.osgi.service.cm.Configuration config = ca.getConfiguration("org.objrdma.s3", null);
+        java.util.Dictionary<String, Object> shipped = config.getProperties();
+        assertEquals(200, send("PUT", "/modbucket", "", new byte[0]).statusCode());
+        try {
+            java.util.Dictionary<String, Object> small = copy(shipped);
+            small.put("max.put.bytes", "1000");
+            config.update(small);
+            await("max.put.bytes 1000 applied", SERVICE_TIMEOUT, () -> {
+                try {
+                    return text(send("PUT", "/modbucket/big", "", new byte[2000])).contains("<Code>EntityTooLarge</Code>");
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+            // the log appender may write the line a moment after the new gateway serves
+            await("the live change logged", SERVICE_TIMEOUT, () -> logHasLine("org.objrdma.s3 reconfigured live"));
+            // each update also changes the servlet's service properties, and Pax Web then registers the servlet
+            // again: a request in that moment gets Jetty's 404, so every check below waits for its answer
+            awaitAnswer("a PUT below the new limit stored", "/modbucket/small", 500, r -> r.statusCode() == 200);
+
+            java.util.Dictionary<String, Object> bad = copy(shipped);
+            bad.put("max.put.bytes", "-5");
+            config.update(bad);
+            await("the refusal logged", SERVICE_TIMEOUT, () -> logHasLine("Configuration of org.objrdma.s3 refused",
+                    "max.put.bytes must be positive, was -5"));
+            awaitAnswer("the old limit of 1000 still in force", "/modbucket/big", 2000, r -> r.statusCode() == 400
+                    && text(r).contains("maximum allowed size of 1000 bytes"));
+            awaitAnswer("a PUT below the old limit stored", "/modbucket/small2", 999, r -> r.statusCode() == 200);
+            assertEquals(servletId, bundleContext.getServiceReferences(Servlet.class, "(component.name=org.objrdma.s3)")
+                    .iterator().next().getProperty(org.osgi.framework.Constants.SERVICE_ID));
+        } finally {
+            config.update(copy(shipped));
+        }
+        await("the shipped max.put.bytes back", SERVICE_TIMEOUT, () -> {
+            try {
+                return send("PUT", "/modbucket/big", "", new byte[2000]).statusCode() == 200;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+    }
+
+    private void awaitAnswer(String what, String path, int size,
+            java.util.function.Predicate<HttpResponse<byte[]>> expected) throws InterruptedException {
+        await(what, SERVICE_TIMEOUT, () -> {
+            try {
+                return expected.test(send("PUT", path, "", new byte[size]));
+            } catch (Exception e) {
+                return false;
+            }
+        });
+    }
+
+    private static java.util.Dictionary<String, Object> copy(java.util.Dictionary<String, Object> d) {
+        java.util.Hashtable<String, Object> out = new java.util.Hashtable<>();
+        for (java.util.Enumeration<String> keys = d.keys(); keys.hasMoreElements();) {
+            String k = keys.nextElement();
+            out.put(k, d.get(k));
+        }
+        return out;
+    }
 }

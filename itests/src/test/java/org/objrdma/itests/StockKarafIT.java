@@ -31,7 +31,9 @@ import org.osgi.framework.Bundle;
  * the same JDK 25 additions our distribution carries (the objrdma JDK 25 agent in {@code lib/agent},
  * {@code etc/custom.properties} with the JavaSE 25 execution environment), then {@code feature:repo-add} of
  * this build's features repository and {@code feature:install objrdma} from the shell. Every objrdma bundle
- * is then active and the S3 gateway answers over HTTP.
+ * is then active and the S3 gateway answers over HTTP. Before the umbrella, each layer feature is installed
+ * on its own in dependency order ({@link #LAYERS}), and after each one its bundle is ACTIVE, every bundle in
+ * the framework is, and the services the layer publishes are registered.
  *
  * <p>The artifacts of this build come from the {@code system/} directory of the distribution this build made
  * (unpacked to {@code target/objrdma-build-repo}), put first in pax-url-aether's default repositories, and
@@ -89,6 +91,7 @@ public class StockKarafIT extends ObjRdmaTestSupport {
         String version = System.getProperty(VERSION_PROPERTY);
         String added = executeCommand("feature:repo-add mvn:org.objrdma/objrdma-features/" + version + "/xml/features");
         assertTrue(added, !added.toLowerCase().contains("error"));
+        installEveryLayerAlone();
         executeCommand("feature:install objrdma");
         Set<String> installed = new TreeSet<>();
         for (Bundle b : objrdmaBundles()) {
@@ -124,5 +127,61 @@ public class StockKarafIT extends ObjRdmaTestSupport {
         assertTrue(answer[1], answer[1].contains("<Code>AccessDenied</Code>"));
         String gateway = executeCommand("rdma:gateway --no-format");
         assertTrue(gateway, gateway.contains("ACTIVE"));
+    }
+
+    /**
+     * Each layer feature of the umbrella in dependency order, with the service (class name and filter) it
+     * registers once installed alone; null where the layer publishes none unconfigured (the api, wire codecs,
+     * verbs without a device, the client, cuObject until its PID is configured).
+     */
+    private static final String[][] LAYERS = {
+        {"objrdma-api", null, null},
+        {"objrdma-wire", null, null},
+        {"objrdma-telemetry", "org.objrdma.api.telemetry.TelemetryView", null},
+        {"objrdma-transport-tcp", "org.objrdma.api.transport.Transport", "(objrdma.transport.name=tcp)"},
+        {"objrdma-staging", "org.objrdma.api.staging.StagingPool", null},
+        {"objrdma-session", "org.objrdma.api.session.SessionManager", null},
+        {"objrdma-verbs", null, null},
+        {"objrdma-client", null, null},
+        {"objrdma-cuobj", null, null},
+        {"objrdma-store-fs", "org.objrdma.api.store.ObjectStore", "(objrdma.store=fs)"},
+        {"objrdma-s3", "javax.servlet.Servlet", "(component.name=org.objrdma.s3)"},
+        {"objrdma-shell", "javax.management.DynamicMBean", "(jmx.objectname=org.objrdma:type=gateway,name=s3)"},
+    };
+
+    private void installEveryLayerAlone() throws Exception {
+        for (String[] layer : LAYERS) {
+            String feature = layer[0];
+            String out = executeCommand("feature:install " + feature);
+            assertTrue(feature + ": " + out, !out.toLowerCase().contains("error"));
+            String features = executeCommand("feature:list -i --no-format");
+            assertTrue(feature + " not installed:\n" + features, features.lines().anyMatch(l -> l.startsWith(feature + "\t")
+                    || l.startsWith(feature + " ")));
+            assertTrue(feature + ": its bundle is not installed",
+                    objrdmaBundles().stream().anyMatch(b -> b.getSymbolicName().equals(feature)));
+            List<String> inactive = new java.util.ArrayList<>();
+            try {
+                await(feature + ": every bundle ACTIVE", SERVICE_TIMEOUT, () -> {
+                inactive.clear();
+                for (Bundle b : bundleContext.getBundles()) {
+                    if (b.getState() != Bundle.ACTIVE && b.getHeaders().get("Fragment-Host") == null) {
+                        inactive.add(b.getSymbolicName() + " state=" + b.getState());
+                    }
+                }
+                return inactive.isEmpty();
+                });
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + "; not active: " + inactive, e);
+            }
+            if (layer[1] != null) {
+                await(feature + ": service " + layer[1] + " " + layer[2], SERVICE_TIMEOUT, () -> {
+                    try {
+                        return bundleContext.getServiceReferences(layer[1], layer[2]) != null;
+                    } catch (org.osgi.framework.InvalidSyntaxException e) {
+                        throw new IllegalArgumentException(e);
+                    }
+                });
+            }
+        }
     }
 }

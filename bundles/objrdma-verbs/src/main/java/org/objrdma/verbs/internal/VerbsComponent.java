@@ -26,6 +26,7 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
@@ -47,7 +48,14 @@ import org.slf4j.LoggerFactory;
  * which.
  *
  * <p>Owns, in this order of release: the service registrations, the transports (each owns its device
- * context), the library. A configuration change deactivates and activates again.
+ * context), the library.
+ *
+ * <p>A configuration change ({@code @Modified}) is checked whole first: a bad value is refused with one ERROR
+ * line naming the property, and what is published stays as it is. The same settings change nothing. Any
+ * other valid change restarts the component, since the library, the devices opened and the pollers are fixed
+ * at activation: one INFO line names the changed settings, everything is released in the order above, and
+ * discovery runs again with the new settings. Should that fail, it runs again with the previous ones and one
+ * ERROR line says why.
  */
 @Component(name = VerbsComponent.PID, configurationPolicy = ConfigurationPolicy.OPTIONAL, immediate = true,
         service = {})
@@ -70,8 +78,37 @@ public final class VerbsComponent {
     /** One per device port: its Transport and VerbsDevice services, following the port's events. */
     private final List<TransportPublication> publications = new ArrayList<>();
 
+    /** The settings of the last activation or restart that succeeded. */
+    private VerbsSettings running;
+    private VerbsConfig runningConfig;
+
+    @Modified
+    synchronized void modified(BundleContext context, VerbsConfig config) {
+        VerbsSettings next;
+        try {
+            next = VerbsSettings.from(config);
+        } catch (IllegalArgumentException e) {
+            LOG.error("Configuration of {} refused, the verbs runtime keeps its previous settings: {}", PID,
+                    e.getMessage());
+            return;
+        }
+        if (next.equals(running)) {
+            return;
+        }
+        LOG.info("{}: settings changed ({} -> {}), restarting the verbs runtime", PID, running, next);
+        VerbsConfig previous = runningConfig;
+        deactivate();
+        try {
+            activate(context, config);
+        } catch (RuntimeException e) {
+            LOG.error("{}: the verbs runtime did not start with the new settings ({}), starting it again with the "
+                    + "previous ones", PID, e.getMessage());
+            activate(context, previous);
+        }
+    }
+
     @Activate
-    void activate(BundleContext context, VerbsConfig config) {
+    synchronized void activate(BundleContext context, VerbsConfig config) {
         VerbsSettings settings = VerbsSettings.from(config);
         List<String> layoutProblems = IbvLayouts.mismatchesAgainstReference();
         if (!layoutProblems.isEmpty()) {
@@ -87,6 +124,8 @@ public final class VerbsComponent {
             deactivate();
             throw e;
         }
+        running = settings;
+        runningConfig = config;
         if (status.isAvailable()) {
             LOG.info("verbs: {} published from {}{}", status.devices(), settings.library(),
                     status.skippedDevices().isEmpty() ? "" : "; left out: " + status.skippedDevices());
@@ -224,7 +263,7 @@ public final class VerbsComponent {
     }
 
     @Deactivate
-    void deactivate() {
+    synchronized void deactivate() {
         // consumers first let go of the services, then the devices close, then the library goes
         for (int i = publications.size() - 1; i >= 0; i--) {
             publications.get(i).close();

@@ -25,6 +25,7 @@ import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
@@ -49,7 +50,7 @@ public final class S3Servlet extends HttpServlet {
     private static final Logger LOG = LoggerFactory.getLogger(S3Servlet.class);
 
     @Reference(name = "store")
-    private transient ObjectStore store;
+    transient ObjectStore store;
 
     @Reference(cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
@@ -69,17 +70,50 @@ public final class S3Servlet extends HttpServlet {
             policyOption = ReferencePolicyOption.GREEDY)
     private transient volatile CuObjServer cuObj;
 
-    private transient S3Gateway gateway;
+    // replaced whole by a configuration change; a request in flight finishes on the one it started with
+    private transient volatile S3Gateway gateway;
 
     @Activate
     void activate(S3GatewayConfig config) {
         S3Settings settings = settings(config);
         RdmaSettings rdmaSettings = rdmaSettings(config);
-        gateway = new S3Gateway(store, settings, Clock.systemUTC(),
-                new RdmaServices(() -> sessions, () -> staging, () -> cuObj, rdmaSettings), this::countErrorCode);
+        gateway = newGateway(settings, rdmaSettings);
         LOG.info("S3 gateway serving store '{}' at the HTTP Whiteboard root: region {}, {}", store.name(),
                 settings.region(), settings.virtualHostDomain().isEmpty() ? "path style"
                         : "path and virtual-host style under " + settings.virtualHostDomain());
+    }
+
+    /**
+     * Every property applies live: the whole configuration is checked first, and a bad value is refused with
+     * one ERROR line naming it while the gateway keeps serving with its previous settings; a good one builds
+     * a new gateway that the next request uses. (A {@code store.target} the bound store no longer matches
+     * makes Declarative Services restart the component instead; this method is not called then.)
+     */
+    @Modified
+    void modified(S3GatewayConfig config) {
+        S3Settings settings;
+        RdmaSettings rdmaSettings;
+        try {
+            settings = settings(config);
+            rdmaSettings = rdmaSettings(config);
+        } catch (IllegalArgumentException e) {
+            LOG.error("Configuration of org.objrdma.s3 refused, the gateway keeps its previous settings: {}",
+                    e.getMessage());
+            return;
+        }
+        S3Gateway previous = gateway;
+        gateway = newGateway(settings, rdmaSettings);
+        LOG.info("org.objrdma.s3 reconfigured live: {} -> {}, {}", previous.settings(), settings, rdmaSettings);
+    }
+
+    private S3Gateway newGateway(S3Settings settings, RdmaSettings rdmaSettings) {
+        return new S3Gateway(store, settings, Clock.systemUTC(),
+                new RdmaServices(() -> sessions, () -> staging, () -> cuObj, rdmaSettings), this::countErrorCode);
+    }
+
+    /** The gateway the next request is served by. */
+    S3Gateway gateway() {
+        return gateway;
     }
 
     /** @throws IllegalArgumentException naming the bad property */
