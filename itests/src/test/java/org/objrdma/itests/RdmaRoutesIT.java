@@ -498,8 +498,8 @@ public class RdmaRoutesIT extends ObjRdmaTestSupport {
             TerminalEvent end = awaitEnd(started.get("session"));
             assertNotEquals("killed mid-transfer, not completed: " + end, TerminalReason.COMPLETED, end.reason());
         }
-        // cuObject: the facade ended the killed request once with an error; both: the gateway's error answer (to a
-        // dead socket) counted once with its code, a moment after it was written
+        // cuObject: the facade ended the killed request's calls in flight with an error; both: the gateway's error
+        // answer (to a dead socket) counted once with its code, a moment after it was written
         audit.check(op + " " + proto + " " + key, before, proto.equals("cuobj") ? "RDMATransferFailed"
                 : "RdmaTransferFailed", proto.equals("cuobj"));
         assertEachEndedOnce();
@@ -546,7 +546,7 @@ public class RdmaRoutesIT extends ObjRdmaTestSupport {
             assertTrue(what + ": by code " + counters.keyed(KeyedCounter.S3_ERRORS_BY_CODE),
                     counters.keyed(KeyedCounter.S3_ERRORS_BY_CODE).getOrDefault(code, 0L) > 0);
             if (cuObj) {
-                await(what + ": one facade error", AUDIT, () -> counters.value(Counter.CUOBJ_ERRORS) == b.cuObjErrors() + 1);
+                await(what + ": a facade error", AUDIT, () -> counters.value(Counter.CUOBJ_ERRORS) > b.cuObjErrors());
             }
             CuObjServer facade = waitForService(CuObjServer.class, null);
             Transport tcp = waitForService(Transport.class, "(objrdma.transport.name=tcp)");
@@ -554,6 +554,13 @@ public class RdmaRoutesIT extends ObjRdmaTestSupport {
                     () -> tcp.channels().size() == facade.agentConnectionCount());
             await(what + ": facade buffers deregistered", AUDIT, () -> facade.bufferCount() == 0);
             await(what + ": staging bytes lent 0", AUDIT, () -> pool().stats().bytesBorrowed() == 0);
+            if (cuObj) {
+                // one failed facade call per chunk in flight: a GET keeps both staging buffers' WRITEs in flight
+                // (CuObjPipeline), so a kill fails one or two calls of the one request; every call has ended here
+                long failedCalls = counters.value(Counter.CUOBJ_ERRORS) - b.cuObjErrors();
+                assertTrue(what + ": one facade error per chunk in flight (1 or 2), not " + failedCalls,
+                        failedCalls >= 1 && failedCalls <= 2);
+            }
             try (Stream<Path> left = Files.list(storeTmp)) {
                 assertEquals(what + ": partial writes left in the store", List.of(), left.toList());
             } catch (IOException e) {
