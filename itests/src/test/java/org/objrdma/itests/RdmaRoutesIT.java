@@ -13,20 +13,16 @@ import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import javax.servlet.Servlet;
 import org.junit.After;
@@ -340,22 +336,9 @@ public class RdmaRoutesIT extends ObjRdmaTestSupport {
         assertEquals(want, rc.get("crc"));
 
         // UploadPart: part 1 over cuObject, part 2 over RC, Complete over HTTP
-        Answer created = ok(c.call("http POST /bkt/mp uploads -"));
-        Matcher m = Pattern.compile("<UploadId>([^<]+)</UploadId>").matcher(
-                new String(Base64.getDecoder().decode(created.get("text")), StandardCharsets.UTF_8));
-        assertTrue(created.line(), m.find());
-        String upload = m.group(1);
         int p1 = 5 * MIB + 3;
         int p2 = 3 * MIB + 7;
-        String e1 = ok(c.call("put cuobj /bkt/mp partNumber=1&uploadId=" + upload + " " + p1 + " 31")).get("etag");
-        String e2 = ok(c.call("put rc /bkt/mp partNumber=2&uploadId=" + upload + " " + p2 + " 32")).get("etag");
-        String xml = "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>\"" + e1
-                + "\"</ETag></Part><Part><PartNumber>2</PartNumber><ETag>\"" + e2 + "\"</ETag></Part></CompleteMultipartUpload>";
-        ok(c.call("http POST /bkt/mp uploadId=" + upload + " "
-                + Base64.getEncoder().encodeToString(xml.getBytes(StandardCharsets.UTF_8))));
-        byte[] whole = new byte[p1 + p2];
-        System.arraycopy(RdmaClientMain.random(p1, 31), 0, whole, 0, p1);
-        System.arraycopy(RdmaClientMain.random(p2, 32), 0, whole, p1, p2);
+        byte[] whole = c.uploadTwoPartsThenCompleteOverHttp("/bkt/mp", "cuobj", p1, 31, "rc", p2, 32);
         assertEquals(crc(whole), ok(c.call("httpget /bkt/mp -")).get("bodycrc"));
 
         // GetPart over both protocols: 206 + Content-Range on cuObject, Content-Range in the RC PREPARE answer

@@ -8,17 +8,13 @@ import static org.ops4j.pax.exam.karaf.options.KarafDistributionOption.editConfi
 import java.io.File;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import javax.servlet.Servlet;
 import org.junit.After;
 import org.junit.Before;
@@ -248,22 +244,9 @@ public class RdmaRoutesVerbsIT extends ObjRdmaTestSupport {
         assertEquals(ranged.line(), crc(Arrays.copyOfRange(object, from, from + len)), ranged.get("crc"));
 
         // UploadPart over RC (verbs) for both parts, CompleteMultipartUpload over HTTP
-        Answer created = ok(c.call("http POST /vbkt/mp uploads -"));
-        Matcher m = Pattern.compile("<UploadId>([^<]+)</UploadId>").matcher(
-                new String(Base64.getDecoder().decode(created.get("text")), StandardCharsets.UTF_8));
-        assertTrue(created.line(), m.find());
-        String upload = m.group(1);
         int p1 = 5 * MIB + 3;
         int p2 = 3 * MIB + 7;
-        String e1 = ok(c.call("put rc /vbkt/mp partNumber=1&uploadId=" + upload + " " + p1 + " 111")).get("etag");
-        String e2 = ok(c.call("put rc /vbkt/mp partNumber=2&uploadId=" + upload + " " + p2 + " 112")).get("etag");
-        String xml = "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>\"" + e1
-                + "\"</ETag></Part><Part><PartNumber>2</PartNumber><ETag>\"" + e2 + "\"</ETag></Part></CompleteMultipartUpload>";
-        ok(c.call("http POST /vbkt/mp uploadId=" + upload + " "
-                + Base64.getEncoder().encodeToString(xml.getBytes(StandardCharsets.UTF_8))));
-        byte[] whole = new byte[p1 + p2];
-        System.arraycopy(RdmaClientMain.random(p1, 111), 0, whole, 0, p1);
-        System.arraycopy(RdmaClientMain.random(p2, 112), 0, whole, p1, p2);
+        byte[] whole = c.uploadTwoPartsThenCompleteOverHttp("/vbkt/mp", "rc", p1, 111, "rc", p2, 112);
         assertEquals(crc(whole), ok(c.call("httpget /vbkt/mp -")).get("bodycrc"));
         audit(c, before);
     }

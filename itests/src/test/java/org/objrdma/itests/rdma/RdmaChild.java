@@ -1,5 +1,8 @@
 package org.objrdma.itests.rdma;
 
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -8,11 +11,14 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The test's side of one {@link RdmaClientMain} JVM: started with the test class path the driver handed over in
@@ -101,6 +107,37 @@ public final class RdmaChild implements AutoCloseable {
 
     public long pid() {
         return process.pid();
+    }
+
+    /**
+     * A two-part multipart upload of {@code path}: CreateMultipartUpload over HTTP, part 1 ({@code size1} bytes of
+     * {@code random(seed1)}) as UploadPart over {@code protocol1}, part 2 likewise over {@code protocol2},
+     * CompleteMultipartUpload over HTTP; returns the bytes the completed object must hold.
+     */
+    public byte[] uploadTwoPartsThenCompleteOverHttp(String path, String protocol1, int size1, long seed1,
+            String protocol2, int size2, long seed2) throws InterruptedException {
+        Answer created = ok(call("http POST " + path + " uploads -"));
+        Matcher m = Pattern.compile("<UploadId>([^<]+)</UploadId>").matcher(
+                new String(Base64.getDecoder().decode(created.get("text")), StandardCharsets.UTF_8));
+        assertTrue(created.line(), m.find());
+        String upload = m.group(1);
+        String e1 = ok(call("put " + protocol1 + " " + path + " partNumber=1&uploadId=" + upload + " " + size1 + " "
+                + seed1)).get("etag");
+        String e2 = ok(call("put " + protocol2 + " " + path + " partNumber=2&uploadId=" + upload + " " + size2 + " "
+                + seed2)).get("etag");
+        String xml = "<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>\"" + e1
+                + "\"</ETag></Part><Part><PartNumber>2</PartNumber><ETag>\"" + e2 + "\"</ETag></Part></CompleteMultipartUpload>";
+        ok(call("http POST " + path + " uploadId=" + upload + " "
+                + Base64.getEncoder().encodeToString(xml.getBytes(StandardCharsets.UTF_8))));
+        byte[] whole = new byte[size1 + size2];
+        System.arraycopy(RdmaClientMain.random(size1, seed1), 0, whole, 0, size1);
+        System.arraycopy(RdmaClientMain.random(size2, seed2), 0, whole, size1, size2);
+        return whole;
+    }
+
+    private static Answer ok(Answer a) {
+        assertEquals(a.line(), "OK", a.kind());
+        return a;
     }
 
     /** Sends {@code command} and returns its OK / FAIL answer. */
