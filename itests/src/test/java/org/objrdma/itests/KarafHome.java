@@ -94,8 +94,26 @@ public final class KarafHome implements AutoCloseable {
                     throw notYet;
                 }
                 TimeUnit.MILLISECONDS.sleep(500);
+            } catch (SecurityException refused) {
+                // the connector can answer before Karaf's JAAS realm is registered: that is boot not finished, not
+                // a refusal of these credentials (which is thrown at once)
+                if (!realmNotYetRegistered(refused) || System.nanoTime() > deadline) {
+                    throw refused;
+                }
+                assertRunning();
+                TimeUnit.MILLISECONDS.sleep(500);
             }
         }
+    }
+
+    private static boolean realmNotYetRegistered(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof javax.security.auth.login.LoginException
+                    && String.valueOf(c.getMessage()).startsWith("No LoginModules configured")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
