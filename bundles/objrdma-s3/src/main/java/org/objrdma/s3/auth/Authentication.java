@@ -1,8 +1,11 @@
 package org.objrdma.s3.auth;
 
+import java.util.List;
+import java.util.Locale;
+
 /**
- * A request whose signature checked out: who sent it and what is needed to verify its body (the signing
- * key, scope and seed signature chain aws-chunked chunk signatures).
+ * A request whose signature checked out: who sent it, which headers the signature covers, and what is needed
+ * to verify its body (the signing key, scope and seed signature chain aws-chunked chunk signatures).
  *
  * @param accessKeyId   the verified access key
  * @param payload       how the body is protected
@@ -10,7 +13,29 @@ package org.objrdma.s3.auth;
  * @param amzDate       the request's {@code yyyyMMdd'T'HHmmss'Z'} timestamp
  * @param scope         {@code date/region/s3/aws4_request}
  * @param seedSignature the request's signature, the first link of the chunk chain
+ * @param signedHeaders the lower-case header names the verified signature covers, exactly the list the signature
+ *                      was computed over (from {@code SignedHeaders=} or {@code X-Amz-SignedHeaders}): every later
+ *                      check of "is this header signed" asks this list, never the raw request again
+ * @since 1.1
  */
 public record Authentication(String accessKeyId, PayloadMode payload, String payloadSha256, byte[] signingKey,
-        String amzDate, String scope, String seedSignature) {
+        String amzDate, String scope, String seedSignature, List<String> signedHeaders) {
+
+    public Authentication {
+        signedHeaders = List.copyOf(signedHeaders);
+    }
+
+    /**
+     * An authentication that vouches for no header: every "is it signed" check answers no (the 1.0 shape, kept for
+     * callers built against it).
+     */
+    public Authentication(String accessKeyId, PayloadMode payload, String payloadSha256, byte[] signingKey,
+            String amzDate, String scope, String seedSignature) {
+        this(accessKeyId, payload, payloadSha256, signingKey, amzDate, scope, seedSignature, List.of());
+    }
+
+    /** Whether the verified signature covers the header {@code name} (any case). */
+    public boolean signs(String name) {
+        return signedHeaders.contains(name.toLowerCase(Locale.ROOT));
+    }
 }

@@ -55,6 +55,9 @@ public final class SigV4Authenticator {
                     "Only one auth mechanism allowed; only the X-Amz-Algorithm query parameter or the Authorization header may be present");
         }
         if (authorization != null) {
+            if (request.headers("Authorization").size() > 1) {
+                throw malformedHeader("the request carries more than one Authorization header");
+            }
             if (authorization.startsWith("AWS ")) {
                 throw sigV2();
             }
@@ -84,18 +87,21 @@ public final class SigV4Authenticator {
         String credential = null;
         String signedHeaders = null;
         String signature = null;
+        // each component exactly once: a second SignedHeaders= (or Credential=, Signature=) would let one reader of
+        // the header take the first and another the last; the one parsed here travels on in Authentication
         for (String part : authorization.substring(SigV4.ALGORITHM.length() + 1).split(",")) {
             String p = part.strip();
             int eq = p.indexOf('=');
             if (eq < 0) {
                 throw malformedHeader("component '" + p + "' has no '='");
             }
+            String name = p.substring(0, eq);
             String value = p.substring(eq + 1);
-            switch (p.substring(0, eq)) {
-                case "Credential" -> credential = value;
-                case "SignedHeaders" -> signedHeaders = value;
-                case "Signature" -> signature = value;
-                default -> throw malformedHeader("unknown component '" + p.substring(0, eq) + "'");
+            switch (name) {
+                case "Credential" -> credential = once(name, credential, value);
+                case "SignedHeaders" -> signedHeaders = once(name, signedHeaders, value);
+                case "Signature" -> signature = once(name, signature, value);
+                default -> throw malformedHeader("unknown component '" + name + "'");
             }
         }
         if (credential == null || signedHeaders == null || signature == null) {
@@ -122,6 +128,7 @@ public final class SigV4Authenticator {
         byte[] key = SigV4.signingKey(secret, scope.date(), scope.region(), "s3");
         verify(request, SigV4.canonicalQuery(query, null), signed, signedHeaders, contentSha256, key, amzDate,
                 scope.text(), signature);
+        UnsignedAmzHeaders.refuse(request, signed);
         Instant now = clock.instant();
         if (Duration.between(date, now).abs().compareTo(maxSkew) > 0) {
             throw new S3Exception(S3ErrorCode.REQUEST_TIME_TOO_SKEWED, "The difference between the request time ("
@@ -130,11 +137,12 @@ public final class SigV4Authenticator {
         }
         return new Authentication(scope.accessKeyId(), mode,
                 mode == PayloadMode.SIGNED_HASH ? contentSha256.toLowerCase(Locale.ROOT) : null, key, amzDate,
-                scope.text(), signature);
+                scope.text(), signature, signed);
     }
 
     private Authentication presignedAuth(S3Request request, QueryString query) throws S3Exception {
         S3ErrorCode bad = S3ErrorCode.AUTHORIZATION_QUERY_PARAMETERS_ERROR;
+        refuseRepeatedAuthParameters(query);
         String algorithm = required(query, "X-Amz-Algorithm");
         if (!SigV4.ALGORITHM.equals(algorithm)) {
             throw new S3Exception(bad, "X-Amz-Algorithm only supports \"" + SigV4.ALGORITHM + "\"");
@@ -170,6 +178,7 @@ public final class SigV4Authenticator {
         byte[] key = SigV4.signingKey(secret, scope.date(), scope.region(), "s3");
         verify(request, SigV4.canonicalQuery(query, "X-Amz-Signature"), signed, signedHeaders, payloadHash, key,
                 amzDate, scope.text(), signature);
+        UnsignedAmzHeaders.refuse(request, signed);
         Instant now = clock.instant();
         if (date.minus(maxSkew).isAfter(now)) {
             throw new S3Exception(S3ErrorCode.ACCESS_DENIED, "Request is not valid yet (X-Amz-Date " + amzDate
@@ -181,7 +190,22 @@ public final class SigV4Authenticator {
         }
         return new Authentication(scope.accessKeyId(), mode,
                 mode == PayloadMode.SIGNED_HASH ? payloadHash.toLowerCase(Locale.ROOT) : null, key, amzDate,
-                scope.text(), signature);
+                scope.text(), signature, signed);
+    }
+
+    /** The presigned-URL parameters, each of which must appear at most once (as the header's components). */
+    private static final java.util.Set<String> AUTH_PARAMETERS = java.util.Set.of("X-Amz-Algorithm", "X-Amz-Credential",
+            "X-Amz-Date", "X-Amz-Expires", "X-Amz-SignedHeaders", "X-Amz-Signature", "X-Amz-Content-Sha256",
+            "X-Amz-Security-Token");
+
+    private static void refuseRepeatedAuthParameters(QueryString query) throws S3Exception {
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (QueryString.Param p : query.params()) {
+            if (AUTH_PARAMETERS.contains(p.name()) && !seen.add(p.name())) {
+                throw new S3Exception(S3ErrorCode.AUTHORIZATION_QUERY_PARAMETERS_ERROR,
+                        "The query parameter " + p.name() + " appears more than once");
+            }
+        }
     }
 
     private static void verify(S3Request request, String canonicalQuery, List<String> signed, String signedHeaders,
@@ -214,6 +238,14 @@ public final class SigV4Authenticator {
                     "Query-string authentication requires the " + name + " parameter");
         }
         return v;
+    }
+
+    /** {@code value}, unless a component named {@code name} was already read ({@code previous} not null). */
+    private static String once(String name, String previous, String value) throws S3Exception {
+        if (previous != null) {
+            throw malformedHeader("the component " + name + " appears more than once");
+        }
+        return value;
     }
 
     private static S3Exception malformedHeader(String why) {

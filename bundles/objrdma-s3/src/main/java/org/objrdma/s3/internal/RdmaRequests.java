@@ -1,9 +1,7 @@
 package org.objrdma.s3.internal;
 
 import java.security.MessageDigest;
-import java.util.HashSet;
 import java.util.Locale;
-import java.util.Set;
 import org.objrdma.api.PrincipalId;
 import org.objrdma.cuobj.CuObjPrincipal;
 import org.objrdma.s3.S3ErrorCode;
@@ -19,36 +17,20 @@ final class RdmaRequests {
 
     /**
      * Refuses (403 AccessDenied) a request carrying an {@code x-amz-rdma-*} header that its signature does
-     * not cover: such a header could have been added on the way, and it steers where bytes go.
+     * not cover: such a header could have been added on the way, and it steers where bytes go. The authenticator
+     * already refuses every unsigned {@code x-amz-*} header; this check stays at the RDMA routes so that no
+     * exception ever added to that rule reaches an address-steering header. It asks the one SignedHeaders list
+     * the signature was verified over ({@link org.objrdma.s3.auth.Authentication#signedHeaders()}), never the raw
+     * Authorization header or query again.
      */
     static void requireSignedRdmaHeaders(Exchange x) throws S3Exception {
-        Set<String> signed = signedHeaders(x);
         for (String name : x.request.headerNames()) {
             String n = name.toLowerCase(Locale.ROOT);
-            if (n.startsWith(RdmaHeaders.PREFIX) && !signed.contains(n)) {
+            if (n.startsWith(RdmaHeaders.PREFIX) && !x.auth.signs(n)) {
                 throw new S3Exception(S3ErrorCode.ACCESS_DENIED,
                         "The header " + n + " must be signed (listed in SignedHeaders)");
             }
         }
-    }
-
-    private static Set<String> signedHeaders(Exchange x) {
-        String list = x.query.get("X-Amz-SignedHeaders");
-        if (list == null) {
-            String auth = x.header("Authorization");
-            int at = auth == null ? -1 : auth.indexOf("SignedHeaders=");
-            if (at >= 0) {
-                int end = auth.indexOf(',', at);
-                list = auth.substring(at + "SignedHeaders=".length(), end < 0 ? auth.length() : end);
-            }
-        }
-        Set<String> out = new HashSet<>();
-        if (list != null) {
-            for (String h : list.strip().split(";")) {
-                out.add(h.strip().toLowerCase(Locale.ROOT));
-            }
-        }
-        return out;
     }
 
     /**
