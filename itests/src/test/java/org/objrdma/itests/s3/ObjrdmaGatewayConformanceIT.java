@@ -79,9 +79,16 @@ class ObjrdmaGatewayConformanceIT {
         @Override protected boolean followsS3Strictly() { return true; }
     }
 
-    /** Last: it crashes and restarts the distribution. */
     @Nested
     @Order(6)
+    class UnsignedHeaders extends UnsignedHeadersConformance {
+        @Override protected S3Target target() { return gateway.target(); }
+        @Override protected boolean followsS3Strictly() { return true; }
+    }
+
+    /** Last: it crashes and restarts the distribution. */
+    @Nested
+    @Order(7)
     class KillMidPut extends KillMidPutConformance {
         @Override protected S3Target target() { return gateway.target(); }
         @Override protected boolean followsS3Strictly() { return true; }
