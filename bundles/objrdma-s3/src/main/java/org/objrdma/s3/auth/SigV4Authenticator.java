@@ -8,9 +8,11 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Set;
 import java.util.regex.Pattern;
 import org.objrdma.s3.QueryString;
 import org.objrdma.s3.S3ErrorCode;
@@ -21,8 +23,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Verifies AWS SigV4 on a request, in the {@code Authorization} header or presigned in the query. Refuses
- * anonymous requests and SigV2. Only the header/query part: the body is verified while it streams by
- * {@link RequestBodies}.
+ * anonymous requests and SigV2, an Authorization header with a repeated or unknown component, and every
+ * {@code x-amz-*} header the signature does not cover ({@link UnsignedAmzHeaders}). Only the header/query part: the
+ * body is verified while it streams by {@link RequestBodies}.
  */
 public final class SigV4Authenticator {
 
@@ -194,12 +197,12 @@ public final class SigV4Authenticator {
     }
 
     /** The presigned-URL parameters, each of which must appear at most once (as the header's components). */
-    private static final java.util.Set<String> AUTH_PARAMETERS = java.util.Set.of("X-Amz-Algorithm", "X-Amz-Credential",
+    private static final Set<String> AUTH_PARAMETERS = Set.of("X-Amz-Algorithm", "X-Amz-Credential",
             "X-Amz-Date", "X-Amz-Expires", "X-Amz-SignedHeaders", "X-Amz-Signature", "X-Amz-Content-Sha256",
             "X-Amz-Security-Token");
 
     private static void refuseRepeatedAuthParameters(QueryString query) throws S3Exception {
-        java.util.Set<String> seen = new java.util.HashSet<>();
+        Set<String> seen = new HashSet<>();
         for (QueryString.Param p : query.params()) {
             if (AUTH_PARAMETERS.contains(p.name()) && !seen.add(p.name())) {
                 throw new S3Exception(S3ErrorCode.AUTHORIZATION_QUERY_PARAMETERS_ERROR,
