@@ -2,6 +2,7 @@ package org.objrdma.itests.s3;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
@@ -10,12 +11,15 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -26,13 +30,15 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 
 /**
  * Issue 24, finding 5, through the real distribution ({@code bin/karaf server}, its shipped Pax Web
  * configuration): {@value #SLOW_CLIENTS} anonymous clients, more than the {@value #MAX_THREADS} worker threads
  * the distribution configures, each send an anonymous PUT announcing 8 MiB and then trickle its body one byte
  * per second. Meanwhile a signed client (the AWS SDK) is served every round within {@value #ROUND_SECONDS} s.
- * Every slow client has its 403 AccessDenied with {@code Connection: close} while it is still sending. Before
+ * Every slow client has its 403 AccessDenied with {@code Connection: close} while it is still sending; a signed
+ * client trickling its body is cut by the minimum request data rate with S3's RequestTimeout. Before
  * the fix the servlet read each refused body to drain it, so the trickling clients held every worker thread
  * and the signed client waited. Bounded: a fixed number of clients and rounds, every socket closed at the end,
  * the whole test cut at 5 minutes.
@@ -44,6 +50,7 @@ class SlowClientsIT {
     private static final int MAX_THREADS = 200;
     private static final int ROUNDS = 5;
     private static final int ROUND_SECONDS = 10;
+    private static final int SIGNED_TRICKLE_SECONDS = 20;
 
     @Test
     @Timeout(value = 300, unit = TimeUnit.SECONDS)
@@ -87,6 +94,14 @@ class SlowClientsIT {
                     }
                 }
                 assertEquals(SLOW_CLIENTS, answered, "slow clients answered 403 with Connection: close while sending");
+
+                // a signed client trickling its body is cut by the minimum request data rate (etc/objrdma-jetty.xml):
+                // S3's RequestTimeout, nothing stored
+                String slowAnswer = signedTrickle(s3);
+                assertTrue(slowAnswer.startsWith("HTTP/1.1 400") && slowAnswer.contains("<Code>RequestTimeout</Code>"),
+                        slowAnswer);
+                assertThrows(NoSuchKeyException.class,
+                        () -> sdk.headObject(b -> b.bucket("slow-clients").key("signed-slow")));
             } finally {
                 trickle.shutdownNow();
                 trickle.awaitTermination(10, TimeUnit.SECONDS);
@@ -94,6 +109,43 @@ class SlowClientsIT {
                     s.close();
                 }
             }
+        }
+    }
+
+    /**
+     * A header-signed PUT (UNSIGNED-PAYLOAD) announcing 1 MiB that sends one byte per second; the answer as it
+     * came (status line, headers and body), or what came within {@value #SIGNED_TRICKLE_SECONDS} s.
+     */
+    private static String signedTrickle(S3Target s3) throws Exception {
+        URI uri = URI.create(s3.endpoint() + "/slow-clients/signed-slow");
+        SigV4.Signed signed = new SigV4(s3).sign("PUT", uri, Map.of("Content-Length", String.valueOf(1 << 20)),
+                SigV4.UNSIGNED_PAYLOAD, Instant.now());
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(uri.getHost(), uri.getPort()), 10_000);
+            s.setSoTimeout(1000);
+            StringBuilder request = new StringBuilder("PUT " + uri.getRawPath() + " HTTP/1.1\r\nHost: "
+                    + uri.getRawAuthority() + "\r\n");
+            signed.headers().forEach((k, v) -> request.append(k).append(": ").append(v).append("\r\n"));
+            request.append("\r\nx");
+            OutputStream out = s.getOutputStream();
+            out.write(request.toString().getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = s.getInputStream();
+            java.io.ByteArrayOutputStream answer = new java.io.ByteArrayOutputStream();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(SIGNED_TRICKLE_SECONDS);
+            while (System.nanoTime() < deadline) {
+                try {
+                    int n = in.read();
+                    if (n < 0) {
+                        break;
+                    }
+                    answer.write(n);
+                    answer.write(in.readNBytes(in.available()));
+                } catch (SocketTimeoutException quiet) {
+                    sendOneByte(s);
+                }
+            }
+            return answer.toString(StandardCharsets.UTF_8);
         }
     }
 
