@@ -37,13 +37,16 @@ import org.ops4j.pax.exam.spi.reactors.PerClass;
  * and a real staging lease make counters and gauges move, {@code /metrics} is scraped over HTTP on the
  * gateway's own Jetty, and every value of the text format equals what {@code TelemetryView}, the staging pool
  * and {@code rdma:stats} report in the same test. Then the endpoint's configuration changes live: a new path,
- * a bad path refused keeping the old one, disabled.
+ * a bearer token (issue 24, finding 10: 401 without it, never logged), a bucket-shaped path and a bad path
+ * refused keeping the old one, disabled.
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
 public class MetricsIT extends ObjRdmaTestSupport {
     private static final String PORT_PROPERTY = "objrdma.it.http.port";
     private static final String PID = "org.objrdma.metrics";
+    /** The shipped default: its first segment is no legal bucket name. */
+    private static final String DEFAULT_PATH = "/.objrdma/metrics";
     private static final PrincipalId PRINCIPAL = PrincipalId.fromCanonical("metrics-it");
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
@@ -63,7 +66,12 @@ public class MetricsIT extends ObjRdmaTestSupport {
         StagingPool pool = waitForService(StagingPool.class, null);
         waitForService(Servlet.class, "(component.name=org.objrdma.s3)");
         waitForService(Servlet.class, "(osgi.http.whiteboard.servlet.name=objrdma-metrics)");
-        await("/metrics answering", SERVICE_TIMEOUT, () -> status("/metrics") == 200);
+        await(DEFAULT_PATH + " answering", SERVICE_TIMEOUT, () -> status(DEFAULT_PATH) == 200);
+        // the default path is no bucket's: /metrics is the S3 gateway's (an anonymous bucket request, 403 in S3 XML)
+        HttpResponse<String> bucketNamedMetrics = http.send(HttpRequest.newBuilder(uri("/metrics")).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(403, bucketNamedMetrics.statusCode());
+        assertTrue(bucketNamedMetrics.body(), bucketNamedMetrics.body().contains("<Code>AccessDenied</Code>"));
 
         // real work: three unsigned S3 requests (403 AccessDenied each) and a staging lease held over the scrape
         URI bucket = uri("/metrics-it-bucket");
@@ -111,12 +119,35 @@ public class MetricsIT extends ObjRdmaTestSupport {
 
         // live reconfiguration: a new path; the old one falls back to the S3 gateway's "/*"
         Hashtable<String, Object> moved = new Hashtable<>();
-        moved.put("path", "/prom/objrdma");
+        moved.put("path", "/_prom/objrdma");
         updateConfig(PID, moved);
-        await("the endpoint at /prom/objrdma", SERVICE_TIMEOUT, () -> status("/prom/objrdma") == 200);
-        await("/metrics no longer the endpoint", SERVICE_TIMEOUT, () -> status("/metrics") != 200);
+        await("the endpoint at /_prom/objrdma", SERVICE_TIMEOUT, () -> status("/_prom/objrdma") == 200);
+        await(DEFAULT_PATH + " no longer the endpoint", SERVICE_TIMEOUT, () -> status(DEFAULT_PATH) != 200);
         await("the change logged", SERVICE_TIMEOUT,
-                () -> logHasLine("Prometheus endpoint changed live", "serving at /prom/objrdma"));
+                () -> logHasLine("Prometheus endpoint changed live", "serving at /_prom/objrdma"));
+
+        // a bearer token: a scrape without it or with another one is 401, with it 200; the token is never logged
+        String token = "metrics-it-" + Long.toHexString(System.nanoTime()) + "-token";
+        Hashtable<String, Object> guarded = new Hashtable<>();
+        guarded.put("path", "/_prom/objrdma");
+        guarded.put("bearer.token", token);
+        updateConfig(PID, guarded);
+        await("the token required", SERVICE_TIMEOUT, () -> status("/_prom/objrdma") == 401);
+        assertEquals(401, status("/_prom/objrdma", "Bearer " + token + "x"));
+        assertEquals(200, status("/_prom/objrdma", "Bearer " + token));
+        await("the change logged", SERVICE_TIMEOUT,
+                () -> logHasLine("Prometheus endpoint changed live", "bearer token required"));
+        assertFalse("the token is in karaf.log", logHasLine(token));
+        updateConfig(PID, moved);
+        await("no token any more", SERVICE_TIMEOUT, () -> status("/_prom/objrdma") == 200);
+
+        // a path whose first segment is a legal bucket name would hide that bucket: refused, naming the property
+        Hashtable<String, Object> bucketShaped = new Hashtable<>();
+        bucketShaped.put("path", "/metrics");
+        updateConfig(PID, bucketShaped);
+        await("the refusal logged", SERVICE_TIMEOUT,
+                () -> logHasLine("Configuration of org.objrdma.metrics refused", "path = /metrics", "legal S3 bucket name"));
+        assertEquals(200, status("/_prom/objrdma"));
 
         // a bad path is refused naming the property; the endpoint stays where it was
         Hashtable<String, Object> bad = new Hashtable<>();
@@ -124,18 +155,18 @@ public class MetricsIT extends ObjRdmaTestSupport {
         updateConfig(PID, bad);
         await("the refusal logged", SERVICE_TIMEOUT,
                 () -> logHasLine("Configuration of org.objrdma.metrics refused", "path = /prom/*"));
-        assertEquals(200, status("/prom/objrdma"));
+        assertEquals(200, status("/_prom/objrdma"));
 
         // disabled: nothing served at the path any more
         Hashtable<String, Object> off = new Hashtable<>();
-        off.put("path", "/prom/objrdma");
+        off.put("path", "/_prom/objrdma");
         off.put("enabled", false);
         updateConfig(PID, off);
-        await("the endpoint gone", SERVICE_TIMEOUT, () -> status("/prom/objrdma") != 200);
+        await("the endpoint gone", SERVICE_TIMEOUT, () -> status("/_prom/objrdma") != 200);
         assertFalse(bundleContext.getServiceReferences(Servlet.class,
                 "(osgi.http.whiteboard.servlet.name=objrdma-metrics)").iterator().hasNext());
         deleteConfig(PID);
-        await("/metrics back with the defaults", SERVICE_TIMEOUT, () -> status("/metrics") == 200);
+        await(DEFAULT_PATH + " back with the defaults", SERVICE_TIMEOUT, () -> status(DEFAULT_PATH) == 200);
     }
 
     /**
@@ -146,7 +177,7 @@ public class MetricsIT extends ObjRdmaTestSupport {
         for (int attempt = 0; attempt < 50; attempt++) {
             Map<Counter, Long> before = telemetry.snapshot();
             var before3 = telemetry.latency(Latency.S3_REQUEST);
-            Map<String, Double> scraped = scrape("/metrics");
+            Map<String, Double> scraped = scrape(DEFAULT_PATH);
             if (before.equals(telemetry.snapshot()) && before3.equals(telemetry.latency(Latency.S3_REQUEST))) {
                 return scraped;
             }
@@ -174,9 +205,16 @@ public class MetricsIT extends ObjRdmaTestSupport {
     }
 
     private int status(String path) {
+        return status(path, null);
+    }
+
+    private int status(String path, String authorization) {
         try {
-            return http.send(HttpRequest.newBuilder(uri(path)).GET().build(), HttpResponse.BodyHandlers.discarding())
-                    .statusCode();
+            HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).GET();
+            if (authorization != null) {
+                b.header("Authorization", authorization);
+            }
+            return http.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
         } catch (Exception e) {
             return -1;
         }

@@ -20,7 +20,7 @@ public record S3Settings(String region, String virtualHostDomain, Duration maxCl
 
     private static final Pattern REGION = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
 
-    public static final S3Settings DEFAULTS = new S3Settings("us-east-1", "", Duration.ofMinutes(15), 4 << 20,
+    public static final S3Settings DEFAULTS = new S3Settings("us-east-1", "", Duration.ofMinutes(15), 3 << 20,
             5L << 30);
 
     /** Checks every value; a bad one throws {@link IllegalArgumentException} naming the property. */

@@ -348,6 +348,26 @@ class S3GatewayTest {
         assertNotStored("/bkt/k");
     }
 
+    /**
+     * Finding 6 of the security review: DeleteObjects authorizes the bucket (and finds it) before it reads a
+     * byte of the body, and a body whose declared length is over the XML limit is refused before it is read.
+     */
+    @Test
+    void deleteObjectsAuthorizesTheBucketBeforeItReadsTheBody() throws Exception {
+        store.close();
+        store = EmbeddedStores.inMemory(Map.of(SdkSigner.AK, SdkSigner.SECRET, "BOB", "bob-secret"));
+        gateway = new S3Gateway(store, S3Settings.DEFAULTS, Clock.systemUTC());
+        assertEquals(200, call("PUT", "/bkt", "", new byte[0], Body.SIGNED_HASH).status);
+        byte[] notXml = "<Delete><Object>".getBytes(StandardCharsets.UTF_8);
+        TestResponse foreign = call(SdkSigner.signAs("BOB", "bob-secret", "127.0.0.1", "POST", "/bkt", "delete",
+                notXml, Body.SIGNED_HASH, Instant.now()));
+        assertError(foreign, 403, "AccessDenied");
+        assertError(call("POST", "/no-such-bkt", "delete", notXml, Body.SIGNED_HASH), 404, "NoSuchBucket");
+        assertError(call("POST", "/bkt", "delete", notXml, Body.SIGNED_HASH), 400, "MalformedXML");
+        byte[] tooBig = new byte[S3Settings.DEFAULTS.maxXmlBodyBytes() + 1];
+        assertError(call("POST", "/bkt", "delete", tooBig, Body.SIGNED_HASH), 400, "MaxMessageLengthExceeded");
+    }
+
     @Test
     void dtdInXmlBodyIsMalformedXml() throws Exception {
         byte[] xml = ("<?xml version=\"1.0\"?><!DOCTYPE d [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>"

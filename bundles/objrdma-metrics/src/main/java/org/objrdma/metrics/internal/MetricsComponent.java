@@ -114,6 +114,7 @@ public final class MetricsComponent implements MetricSources {
 
     /** The servlet's registration properties, or nothing served while disabled. Called holding this. */
     private void publish() {
+        servlet.access(settings);
         if (!settings.enabled()) {
             return;
         }
@@ -136,7 +137,8 @@ public final class MetricsComponent implements MetricSources {
     }
 
     private static String describe(MetricsSettings s) {
-        return s.enabled() ? "serving at " + s.path() : "disabled (path " + s.path() + ")";
+        // MetricsSettings.toString never shows the token
+        return s.enabled() ? "serving at " + s : "disabled (path " + s + ")";
     }
 
     @Override

@@ -164,7 +164,7 @@ class ObjrdmaMetersTest {
                     String.valueOf(bad));
             assertTrue(e.getMessage().startsWith("org.objrdma.metrics: path = "), e.getMessage());
         }
-        assertEquals("/prometheus/objrdma", new MetricsSettings("/prometheus/objrdma", false).path());
+        assertEquals("/_prometheus/objrdma", new MetricsSettings("/_prometheus/objrdma", false).path());
     }
 
     // --- the scrape, parsed: "name{labels}" -> value, for lines that are samples

@@ -34,7 +34,7 @@ final class BucketOperations {
     static void create(Exchange x) throws S3Exception, StoreException, IOException {
         x.authorize(StoreAction.CREATE_BUCKET);
         // CreateBucketConfiguration (a LocationConstraint) is read, verified like any body, and not needed
-        Bodies.readSmall(x);
+        Bodies.discardSmall(x);
         x.store.createBucket(x.auth.accessKeyId(), x.bucket);
         x.response.header("Location", "/" + x.bucket);
         x.sendEmpty(200);
@@ -65,10 +65,11 @@ final class BucketOperations {
     }
 
     static void deleteObjects(Exchange x) throws S3Exception, StoreException, IOException {
-        byte[] body = Bodies.readSmall(x);
-        XmlBodies.DeleteRequest request = XmlBodies.deleteObjects(new java.io.ByteArrayInputStream(body),
-                x.settings.maxXmlBodyBytes(), StoreLimits.MAX_DELETE_KEYS);
+        // the bucket is authorized and found before a byte of the body is read; each key is authorized below
+        x.authorize(StoreAction.HEAD_BUCKET);
         x.store.headBucket(x.bucket);
+        XmlBodies.DeleteRequest request = XmlBodies.deleteObjects(Bodies.xml(x), x.settings.maxXmlBodyBytes(),
+                StoreLimits.MAX_DELETE_KEYS);
         List<String> allowed = new ArrayList<>();
         List<DeleteResult> denied = new ArrayList<>();
         for (XmlBodies.ObjectToDelete o : request.objects()) {

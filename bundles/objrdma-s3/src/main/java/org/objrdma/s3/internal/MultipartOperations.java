@@ -111,8 +111,7 @@ final class MultipartOperations {
 
     static void complete(Exchange x, String uploadId) throws S3Exception, StoreException, IOException {
         x.authorize(StoreAction.PUT_OBJECT);
-        byte[] body = Bodies.readSmall(x);
-        List<XmlBodies.CompletedPart> listed = XmlBodies.completeMultipartUpload(new ByteArrayInputStream(body),
+        List<XmlBodies.CompletedPart> listed = XmlBodies.completeMultipartUpload(Bodies.xml(x),
                 x.settings.maxXmlBodyBytes(), StoreLimits.MAX_PART_NUMBER);
         List<CompletedPart> parts = new ArrayList<>(listed.size());
         for (XmlBodies.CompletedPart p : listed) {

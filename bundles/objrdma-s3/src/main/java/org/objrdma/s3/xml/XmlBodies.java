@@ -1,24 +1,26 @@
 package org.objrdma.s3.xml;
 
-import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
-import javax.xml.XMLConstants;
-import javax.xml.stream.XMLInputFactory;
-import javax.xml.stream.XMLStreamConstants;
-import javax.xml.stream.XMLStreamException;
-import javax.xml.stream.XMLStreamReader;
+import java.util.Map;
+import org.objrdma.api.store.ChecksumAlgorithm;
+import org.objrdma.api.store.StoreLimits;
 import org.objrdma.s3.S3ErrorCode;
 import org.objrdma.s3.S3Exception;
 
 /**
- * Parses the request bodies S3 defines as XML (CompleteMultipartUpload, DeleteObjects) with a hardened
- * StAX reader: no DTD, no external entities, a byte limit; anything else is MalformedXML.
+ * Parses the request bodies S3 defines as XML (CompleteMultipartUpload, DeleteObjects) as they stream, with
+ * running limits ({@link BoundedXmlReader}): only the parts or keys the caller gets are kept, so a body costs
+ * about its own size in heap, never a tree of every element. No DTD, no entity, UTF-8 only. Refusals:
+ * MaxMessageLengthExceeded past the byte limit; KeyTooLongError for a key of more than 1024 characters;
+ * InvalidArgument past the part limit; MalformedXML for everything else (shape, counts, depth, size of a
+ * construct, more keys than allowed).
  */
 public final class XmlBodies {
 
-    /** One part of CompleteMultipartUpload, with the checksums the client listed (null if none). */
+    /** One part of CompleteMultipartUpload, with the checksums the client listed (empty if none). */
     public record CompletedPart(int partNumber, String etag, java.util.Map<String, String> checksums) {
     }
 
@@ -29,183 +31,132 @@ public final class XmlBodies {
     public record DeleteRequest(boolean quiet, List<ObjectToDelete> objects) {
     }
 
-    private static final XMLInputFactory FACTORY = hardenedFactory();
+    /** Elements one listed object or part may have, its own included: the known ones plus room for new ones. */
+    private static final int ELEMENTS_PER_ENTRY = 10;
+    /** Longest ETag, version id, checksum or number text kept, in characters (S3's are far shorter). */
+    private static final int MAX_ETAG_CHARS = 256;
+    private static final int MAX_VERSION_ID_CHARS = 1024;
+    private static final int MAX_CHECKSUM_CHARS = 128;
+    private static final int MAX_NUMBER_CHARS = 32;
 
     private XmlBodies() {
     }
 
-    private static XMLInputFactory hardenedFactory() {
-        // the JDK's own implementation, not whatever a bundle might have put first on a TCCL
-        XMLInputFactory f = XMLInputFactory.newDefaultFactory();
-        f.setProperty(XMLInputFactory.SUPPORT_DTD, false);
-        f.setProperty(XMLInputFactory.IS_SUPPORTING_EXTERNAL_ENTITIES, false);
-        f.setProperty(XMLInputFactory.IS_REPLACING_ENTITY_REFERENCES, false);
-        try {
-            f.setProperty(XMLConstants.ACCESS_EXTERNAL_DTD, "");
-        } catch (IllegalArgumentException ignored) {
-            // not every implementation knows it; SUPPORT_DTD=false already refuses DTDs
-        }
-        return f;
-    }
-
-    /** {@code <CompleteMultipartUpload><Part><PartNumber/><ETag/>[<ChecksumCRC32/>...]</Part>...} */
+    /**
+     * {@code <CompleteMultipartUpload><Part><PartNumber/><ETag/>[<ChecksumCRC32/>...]</Part>...}: unknown
+     * elements inside a Part are passed over; a checksum element is kept only for the algorithms S3 defines.
+     */
     public static List<CompletedPart> completeMultipartUpload(InputStream body, int maxBytes, int maxParts)
             throws S3Exception {
+        BoundedXmlReader xml = new BoundedXmlReader(body, maxBytes, 1 + (long) ELEMENTS_PER_ENTRY * maxParts);
+        xml.root("CompleteMultipartUpload");
         List<CompletedPart> parts = new ArrayList<>();
-        Element root = parse(body, maxBytes);
-        root.expectName("CompleteMultipartUpload");
-        for (Element part : root.children) {
-            part.expectName("Part");
+        while (xml.nextChild()) {
+            if (!xml.name().equals("Part")) {
+                throw malformed("expected Part, found " + xml.name());
+            }
             if (parts.size() == maxParts) {
                 throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "Part count must not exceed " + maxParts);
             }
-            Integer number = null;
-            String etag = null;
-            java.util.Map<String, String> checksums = new java.util.LinkedHashMap<>();
-            for (Element e : part.children) {
-                switch (e.name) {
-                    case "PartNumber" -> {
-                        try {
-                            number = Integer.parseInt(e.text.strip());
-                        } catch (NumberFormatException x) {
-                            throw malformed("PartNumber is not a number");
-                        }
-                    }
-                    case "ETag" -> etag = e.text.strip();
-                    default -> {
-                        if (e.name.startsWith("Checksum")) {
-                            checksums.put(e.name, e.text.strip());
-                        }
-                    }
-                }
-            }
-            if (number == null || etag == null) {
-                throw malformed("Each Part needs a PartNumber and an ETag");
-            }
-            parts.add(new CompletedPart(number, etag, checksums));
+            parts.add(part(xml));
         }
+        xml.finish();
         if (parts.isEmpty()) {
             throw malformed("CompleteMultipartUpload lists no Part");
         }
         return parts;
     }
 
-    /** {@code <Delete><Quiet/>?<Object><Key/><VersionId/>?</Object>...</Delete>} */
-    public static DeleteRequest deleteObjects(InputStream body, int maxBytes, int maxKeys) throws S3Exception {
-        Element root = parse(body, maxBytes);
-        root.expectName("Delete");
-        boolean quiet = false;
-        List<ObjectToDelete> objects = new ArrayList<>();
-        for (Element e : root.children) {
-            if (e.name.equals("Quiet")) {
-                quiet = Boolean.parseBoolean(e.text.strip());
-            } else if (e.name.equals("Object")) {
-                String key = null;
-                String version = null;
-                for (Element c : e.children) {
-                    if (c.name.equals("Key")) {
-                        key = c.text;
-                    } else if (c.name.equals("VersionId")) {
-                        version = c.text;
-                    }
+    private static CompletedPart part(BoundedXmlReader xml) throws S3Exception {
+        Integer number = null;
+        String etag = null;
+        Map<String, String> checksums = Map.of();
+        while (xml.nextChild()) {
+            String name = xml.name();
+            if (name.equals("PartNumber")) {
+                String text = xml.text(MAX_NUMBER_CHARS, S3ErrorCode.MALFORMED_XML).strip();
+                try {
+                    number = Integer.parseInt(text);
+                } catch (NumberFormatException x) {
+                    throw malformed("PartNumber is not a number");
                 }
-                if (key == null || key.isEmpty()) {
-                    throw malformed("Each Object needs a Key");
+            } else if (name.equals("ETag")) {
+                etag = xml.text(MAX_ETAG_CHARS, S3ErrorCode.MALFORMED_XML).strip();
+            } else if (isChecksumElement(name)) {
+                if (checksums.isEmpty()) {
+                    checksums = new HashMap<>(4);
                 }
-                objects.add(new ObjectToDelete(key, version));
-                if (objects.size() > maxKeys) {
-                    throw malformed("DeleteObjects takes at most " + maxKeys + " keys");
-                }
+                checksums.put(name, xml.text(MAX_CHECKSUM_CHARS, S3ErrorCode.MALFORMED_XML).strip());
             } else {
-                throw malformed("Unexpected element " + e.name + " in Delete");
+                xml.skip();
             }
         }
+        if (number == null || etag == null) {
+            throw malformed("Each Part needs a PartNumber and an ETag");
+        }
+        return new CompletedPart(number, etag, checksums.isEmpty() ? Map.of() : Map.copyOf(checksums));
+    }
+
+    private static boolean isChecksumElement(String name) {
+        for (ChecksumAlgorithm a : ChecksumAlgorithm.values()) {
+            if (a.xmlElement().equals(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * {@code <Delete><Quiet/>?<Object><Key/><VersionId/>?</Object>...</Delete>}: unknown elements inside an
+     * Object are passed over, unknown elements inside Delete are MalformedXML.
+     */
+    public static DeleteRequest deleteObjects(InputStream body, int maxBytes, int maxKeys) throws S3Exception {
+        BoundedXmlReader xml = new BoundedXmlReader(body, maxBytes, 2 + (long) ELEMENTS_PER_ENTRY * maxKeys);
+        xml.root("Delete");
+        boolean quiet = false;
+        List<ObjectToDelete> objects = new ArrayList<>();
+        while (xml.nextChild()) {
+            String name = xml.name();
+            if (name.equals("Quiet")) {
+                quiet = Boolean.parseBoolean(xml.text(MAX_NUMBER_CHARS, S3ErrorCode.MALFORMED_XML).strip());
+            } else if (name.equals("Object")) {
+                if (objects.size() == maxKeys) {
+                    throw malformed("DeleteObjects takes at most " + maxKeys + " keys");
+                }
+                objects.add(objectToDelete(xml));
+            } else {
+                throw malformed("Unexpected element " + name + " in Delete");
+            }
+        }
+        xml.finish();
         if (objects.isEmpty()) {
             throw malformed("Delete lists no Object");
         }
         return new DeleteRequest(quiet, objects);
     }
 
-    private static S3Exception malformed(String why) {
+    private static ObjectToDelete objectToDelete(BoundedXmlReader xml) throws S3Exception {
+        String key = null;
+        String version = null;
+        while (xml.nextChild()) {
+            String name = xml.name();
+            if (name.equals("Key")) {
+                // a key of more characters has more UTF-8 bytes than any store accepts
+                key = xml.text(StoreLimits.MAX_KEY_BYTES, S3ErrorCode.KEY_TOO_LONG);
+            } else if (name.equals("VersionId")) {
+                version = xml.text(MAX_VERSION_ID_CHARS, S3ErrorCode.MALFORMED_XML);
+            } else {
+                xml.skip();
+            }
+        }
+        if (key == null || key.isEmpty()) {
+            throw malformed("Each Object needs a Key");
+        }
+        return new ObjectToDelete(key, version);
+    }
+
+    static S3Exception malformed(String why) {
         return new S3Exception(S3ErrorCode.MALFORMED_XML,
                 "The XML you provided was not well-formed or did not validate against our published schema: " + why);
-    }
-
-    /** A parsed element: local name, its text (concatenated), its children. */
-    private static final class Element {
-        final String name;
-        final StringBuilder textBuf = new StringBuilder();
-        final List<Element> children = new ArrayList<>();
-        String text = "";
-
-        Element(String name) {
-            this.name = name;
-        }
-
-        void expectName(String expected) throws S3Exception {
-            if (!name.equals(expected)) {
-                throw malformed("expected " + expected + ", found " + name);
-            }
-        }
-    }
-
-    private static Element parse(InputStream body, int maxBytes) throws S3Exception {
-        byte[] bytes;
-        try {
-            bytes = body.readNBytes(maxBytes + 1);
-        } catch (org.objrdma.s3.S3BodyException e) {
-            throw e.s3();
-        } catch (IOException e) {
-            throw new S3Exception(S3ErrorCode.INCOMPLETE_BODY, "Could not read the request body: " + e.getMessage());
-        }
-        if (bytes.length > maxBytes) {
-            throw malformed("the body is larger than " + maxBytes + " bytes");
-        }
-        try {
-            XMLStreamReader r = FACTORY.createXMLStreamReader(new java.io.ByteArrayInputStream(bytes));
-            java.util.ArrayDeque<Element> stack = new java.util.ArrayDeque<>();
-            Element root = null;
-            while (r.hasNext()) {
-                int ev = r.next();
-                switch (ev) {
-                    case XMLStreamConstants.DTD, XMLStreamConstants.ENTITY_REFERENCE ->
-                        throw malformed("DTDs and entity references are not allowed");
-                    case XMLStreamConstants.START_ELEMENT -> {
-                        if (stack.size() == 8) {
-                            throw malformed("nested too deeply");
-                        }
-                        Element e = new Element(r.getLocalName());
-                        if (stack.isEmpty()) {
-                            root = e;
-                        } else {
-                            stack.peek().children.add(e);
-                        }
-                        stack.push(e);
-                    }
-                    case XMLStreamConstants.CHARACTERS, XMLStreamConstants.CDATA -> {
-                        if (!stack.isEmpty()) {
-                            stack.peek().textBuf.append(r.getText());
-                        }
-                    }
-                    case XMLStreamConstants.END_ELEMENT -> {
-                        Element e = stack.pop();
-                        e.text = e.textBuf.toString();
-                    }
-                    default -> {
-                    }
-                }
-            }
-            if (root == null) {
-                throw malformed("empty document");
-            }
-            return root;
-        } catch (XMLStreamException e) {
-            throw malformed(e.getMessage());
-        } catch (RuntimeException e) {
-            // The JDK's StAX reader throws unchecked exceptions on some broken input (found by fuzzing: a bad
-            // DOCTYPE makes it look up a message key its bundle lacks, MissingResourceException). Bad input is
-            // the client's error, never a 500.
-            throw malformed("unreadable XML (" + e.getClass().getSimpleName() + ")");
-        }
     }
 }

@@ -55,7 +55,7 @@ class XmlBodiesTest {
         assertEquals("MalformedXML", code(() -> XmlBodies.deleteObjects(in(
                 "<!DOCTYPE lol [<!ENTITY a \"aaaaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;\">]><Delete><Object><Key>&b;</Key></Object></Delete>"),
                 4096, 10)));
-        assertEquals("MalformedXML", code(() -> XmlBodies.deleteObjects(in("<Delete>" + "x".repeat(5000) + "</Delete>"),
+        assertEquals("MaxMessageLengthExceeded", code(() -> XmlBodies.deleteObjects(in("<Delete>" + "x".repeat(5000) + "</Delete>"),
                 4096, 10)));
         assertEquals("MalformedXML", code(() -> XmlBodies.deleteObjects(in("<Delete><Object><Key>a</Key>"), 4096, 10)));
         assertEquals("MalformedXML", code(() -> XmlBodies.deleteObjects(in("<Delete></Delete>"), 4096, 10)));

@@ -26,8 +26,9 @@ public @interface S3GatewayConfig {
     long max_clock_skew() default 900L;
 
     @AttributeDefinition(name = "Largest XML body (bytes)", description = "Largest CompleteMultipartUpload or "
-            + "DeleteObjects body, at least 1024. Default 4194304.")
-    int max_xml_body_bytes() default 4 << 20;
+            + "DeleteObjects body, at least 1024; past it MaxMessageLengthExceeded. Default 3145728 (3 MiB: 10000 "
+            + "parts of up to about 300 bytes each).")
+    int max_xml_body_bytes() default 3 << 20;
 
     @AttributeDefinition(name = "Largest object or part (bytes)", description = "Largest PutObject or UploadPart "
             + "body. Default 5368709120 (5 GiB, as S3).")

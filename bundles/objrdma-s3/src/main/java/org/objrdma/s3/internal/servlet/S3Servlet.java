@@ -147,9 +147,8 @@ public final class S3Servlet extends HttpServlet {
     protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         long start = System.nanoTime();
         try {
-            gateway.handle(new ServletS3Request(req), new ServletS3Response(resp));
+            gateway.handle(new ServletS3Request(req), new ServletS3Response(resp, req));
         } finally {
-            drainRefusedBody(req, resp);
             // every request once, whatever it answered; an error is any 4xx/5xx the gateway set
             Telemetry counters = telemetry;
             if (counters != null) {
@@ -159,32 +158,6 @@ public final class S3Servlet extends HttpServlet {
                 }
                 counters.record(Latency.S3_REQUEST, System.nanoTime() - start);
             }
-        }
-    }
-
-    /** How much of a refused request's unread body is read and dropped before the answer goes out. */
-    private static final long DRAIN_LIMIT = 8L << 20;
-
-    /**
-     * A request refused before its body was read (a bad signature, a missing bucket) leaves the client still
-     * sending; if the connection closed under it, the client would see a broken pipe instead of the S3 error.
-     * Up to {@link #DRAIN_LIMIT} bytes are read and dropped so it gets the answer; past that, Jetty closes the
-     * connection, as S3 does.
-     */
-    private static void drainRefusedBody(HttpServletRequest req, HttpServletResponse resp) {
-        if (resp.getStatus() < 400) {
-            return;
-        }
-        try {
-            java.io.InputStream in = req.getInputStream();
-            byte[] sink = new byte[64 * 1024];
-            long left = DRAIN_LIMIT;
-            int n;
-            while (left > 0 && (n = in.read(sink, 0, (int) Math.min(sink.length, left))) > 0) {
-                left -= n;
-            }
-        } catch (IOException | IllegalStateException gone) {
-            // the client went away, or the body was taken as a reader: nothing left to protect
         }
     }
 }

@@ -45,6 +45,6 @@ final class ServletS3Request implements S3Request {
 
     @Override
     public InputStream body() throws IOException {
-        return request.getInputStream();
+        return new ContainerBodyInputStream(request.getInputStream());
     }
 }

@@ -23,7 +23,7 @@ class S3ServletSettingsTest {
     }
 
     private static S3GatewayConfig foreign(String mode, long connectMs, long readMs) {
-        return config("us-east-1", "", 900, 4 << 20, 5L << 30, 1, 8L << 20, mode, connectMs, readMs);
+        return config("us-east-1", "", 900, 3 << 20, 5L << 30, 1, 8L << 20, mode, connectMs, readMs);
     }
 
     private static S3GatewayConfig config(String region, String domain, long skew, int xml, long put, long rdmaMin,
@@ -46,7 +46,7 @@ class S3ServletSettingsTest {
 
     @Test
     void defaultsMatchS3() {
-        S3Settings s = S3Servlet.settings(config("us-east-1", "", 900, 4 << 20, 5L << 30));
+        S3Settings s = S3Servlet.settings(config("us-east-1", "", 900, 3 << 20, 5L << 30));
         assertEquals(S3Settings.DEFAULTS, s);
         assertEquals(Duration.ofMinutes(15), s.maxClockSkew());
     }
@@ -67,7 +67,7 @@ class S3ServletSettingsTest {
     @Test
     void rdmaDefaultsAndBadValues() {
         assertEquals(org.objrdma.s3.rdma.RdmaSettings.DEFAULTS,
-                S3Servlet.rdmaSettings(config("us-east-1", "", 900, 4 << 20, 5L << 30)));
+                S3Servlet.rdmaSettings(config("us-east-1", "", 900, 3 << 20, 5L << 30)));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> S3Servlet.rdmaSettings(
                 config("us-east-1", "", 900, 4096, 1, 0, 8L << 20))).getMessage().contains("rdma.min.bytes"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> S3Servlet.rdmaSettings(
