@@ -4,11 +4,14 @@
 #   ./run.sh           interactive Karaf console (logout or Ctrl-D stops it)
 #   ./run.sh server    no console; stop with Ctrl-C or bin/stop
 # Before Karaf starts it prints the S3 endpoint and the credential to use. On the first start it generates
-# the credential (from /dev/urandom) into etc/org.objrdma.store.fs.cfg.
-# The distribution is unpacked under target/run/. Its data/ (logs, the object store under data/objrdma) and
-# the store's etc/org.objrdma.store.fs.cfg survive restarts and rebuilds; target/run/s3.env holds the
-# credential as AWS_* variables; data/cache is dropped on a
-# rebuild so the new bundles are the ones that run.
+# the S3 credential (from /dev/urandom) into etc/org.objrdma.store.fs.cfg, and the password of the Karaf admin
+# user karaf (ssh on 127.0.0.1:8101, JMX) into etc/users.properties; the password is printed that once and kept
+# in target/run/admin.env.
+# The distribution is unpacked under target/run/. Its data/ (logs, the object store under data/objrdma),
+# the store's etc/org.objrdma.store.fs.cfg and etc/users.properties survive restarts and rebuilds;
+# target/run/s3.env holds the credential as AWS_* variables; data/cache is dropped on a
+# rebuild so the new bundles are the ones that run. Everything under target/run is its owner's only
+# (umask 077: secrets 0600, directories 0700).
 set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/jdk.sh
@@ -32,17 +35,23 @@ if needs_build; then
 fi
 
 home="target/run/objrdma-karaf-distribution-${version}"
+# Created owner-only from here on (the unpacked distribution, its secrets, s3.env, admin.env): the mode is
+# the umask's at creation, never a chmod after a secret is already in a file.
+umask 077
+mkdir -p target/run
 store_cfg="etc/org.objrdma.store.fs.cfg"
 if [ ! -d "$home" ] || [ "$dist" -nt "$home" ]; then
     fresh="target/run/.unpack.$$"
     rm -rf "$fresh"
     mkdir -p "$fresh"
-    tar xzf "$dist" -C "$fresh"
+    # not the archive's modes (tar keeps them for root): the umask's
+    tar xzf "$dist" -C "$fresh" --no-same-permissions
     new_home="$fresh/objrdma-karaf-distribution-${version}"
     if [ -d "$home" ]; then
         # keep what the user made: the object store, logs, the store's credential
         [ -d "$home/data" ] && { rm -rf "$new_home/data"; mv "$home/data" "$new_home/data"; rm -rf "$new_home/data/cache" "$new_home/data/tmp"; }
         [ -f "$home/$store_cfg" ] && cp "$home/$store_cfg" "$new_home/$store_cfg"
+        [ -f "$home/etc/users.properties" ] && cp "$home/etc/users.properties" "$new_home/etc/users.properties"
         rm -rf "$home"
     fi
     mv "$new_home" "$home"
@@ -60,6 +69,7 @@ if [ -z "$credentials" ]; then
     access_key=$(head -c 64 /dev/urandom | base32 | tr -dc 'A-Z0-9' | head -c 20)
     secret_key=$(head -c 96 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 40)
     touch "$home/$store_cfg"
+    chmod go-rwx "$home/$store_cfg" # a file of an older run.sh may be wider; narrowed before the secret goes in
     # drop an empty "credentials =" line the distribution may ship, then add ours
     sed -i '/^[[:space:]]*credentials[[:space:]]*[=:]/d' "$home/$store_cfg"
     printf 'credentials = %s:%s\n' "$access_key" "$secret_key" >> "$home/$store_cfg"
@@ -69,6 +79,21 @@ fi
 first=${credentials%%,*}
 access_key=${first%%:*}
 secret_key=${first#*:}
+# The Karaf admin (ssh, JMX): the distribution ships no user; the first start adds karaf with a password from
+# /dev/urandom to etc/users.properties (0600) and keeps a copy in target/run/admin.env (0600). A karaf line the
+# user wrote is kept as it is, except the stock karaf/karaf that distributions before issue 24 shipped.
+users="$home/etc/users.properties"
+admin_password=""
+if ! grep -Eq '^[[:space:]]*karaf[[:space:]]*=' "$users" 2>/dev/null \
+        || grep -Eq '^[[:space:]]*karaf[[:space:]]*=[[:space:]]*karaf[[:space:]]*(,|$)' "$users"; then
+    admin_password=$(head -c 96 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 24)
+    touch "$users"
+    chmod go-rwx "$users" # as for the store's file: narrowed before the password goes in
+    sed -i -E '/^[[:space:]]*karaf[[:space:]]*=/d' "$users"
+    printf 'karaf = %s,_g_:admingroup\n' "$admin_password" >> "$users"
+    rm -f target/run/admin.env
+    printf 'export KARAF_USER=karaf\nexport KARAF_PASSWORD=%s\n' "$admin_password" > target/run/admin.env
+fi
 # The RDMA walk-through on this one machine (README "RDMA walk-through"): bin/objrdma's memory agent listens on
 # 127.0.0.1, and the cuObject facade and the session manager refuse client addresses on loopback unless
 # allow.addresses lists them (a client must not steer the server into dialing this host's own services). This dev
@@ -89,8 +114,11 @@ allow_loopback "$home/etc/org.objrdma.cuobj.cfg"
 allow_loopback "$home/etc/org.objrdma.session.cfg"
 port=$(cfg_value "$home/etc/org.ops4j.pax.web.cfg" org.osgi.service.http.port)
 port=${port:-8181}
+ssh_port=$(cfg_value "$home/etc/org.apache.karaf.shell.cfg" sshPort)
 
-# for the README walk-through: ". target/run/s3.env" sets what the aws CLI and curl need
+# for the README walk-through: ". target/run/s3.env" sets what the aws CLI and curl need; written anew (an
+# older s3.env may have been created wider than 0600, and a rewrite in place would keep its mode)
+rm -f target/run/s3.env
 cat > target/run/s3.env <<ENV
 export AWS_ACCESS_KEY_ID=${access_key}
 export AWS_SECRET_ACCESS_KEY=${secret_key}
@@ -103,6 +131,18 @@ objrdma: S3 endpoint   http://127.0.0.1:${port}   (region us-east-1, path style)
 objrdma: access key    ${access_key}
 objrdma: secret key    ${secret_key}
 objrdma: environment   target/run/s3.env  (. target/run/s3.env; /usr/bin/aws --endpoint-url \$S3_ENDPOINT s3 ls)
+INFO
+if [ -n "$admin_password" ]; then
+    cat <<INFO
+objrdma: Karaf admin   user karaf, password ${admin_password}   (generated now, printed this once; kept in target/run/admin.env)
+INFO
+else
+    cat <<INFO
+objrdma: Karaf admin   user karaf, password in target/run/admin.env (or as you set it in etc/users.properties)
+INFO
+fi
+cat <<INFO
+objrdma: admin plane   ssh -p ${ssh_port:-8101} karaf@127.0.0.1, JMX and the S3 port listen on 127.0.0.1 only (README "Opening the admin plane and the S3 port")
 objrdma: starting Karaf in $home (JDK $(objrdma_java_feature "$JAVA_HOME/bin/java"))
 INFO
 cd "$home"

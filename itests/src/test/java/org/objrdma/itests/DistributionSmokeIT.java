@@ -28,6 +28,7 @@ public class DistributionSmokeIT {
     private static int registryPort;
     private static int serverPort;
     private static int sshPort;
+    private static String adminPassword;
 
     @BeforeClass
     public static void startDistribution() throws Exception {
@@ -41,6 +42,7 @@ public class DistributionSmokeIT {
         karaf.appendConfig("org.apache.karaf.shell.cfg", "sshPort = " + sshPort);
         // a second user who can log in but holds no role: the guard must refuse it
         karaf.appendConfig("users.properties", "norole = norole");
+        adminPassword = karaf.addAdminUser(); // the distribution ships no admin login
         karaf.start();
     }
 
@@ -53,7 +55,7 @@ public class DistributionSmokeIT {
 
     @Test
     public void remoteJmxGoesThroughJaasAndTheGuardOnJdk25() throws Exception {
-        try (JMXConnector connector = connect("karaf", "karaf")) {
+        try (JMXConnector connector = connect("karaf", adminPassword)) {
             MBeanServerConnection mbs = connector.getMBeanServerConnection();
             ObjectName bundleMBean = new ObjectName("org.apache.karaf:type=bundle,name=root");
             String vmVersion = (String) mbs.getAttribute(new ObjectName("java.lang:type=Runtime"), "VmVersion");
@@ -71,7 +73,7 @@ public class DistributionSmokeIT {
 
     @Test
     public void binClientRunsCommands() throws Exception {
-        connect("karaf", "karaf").close(); // Karaf is up
+        connect("karaf", adminPassword).close(); // Karaf is up
         String out = "";
         long deadline = System.nanoTime() + BOOT_TIMEOUT.toNanos();
         // ssh logins are refused until the JAAS realm is up, so retry the whole client run for a while
@@ -81,7 +83,7 @@ public class DistributionSmokeIT {
             // batch mode reads the commands from stdin (the documented way to script bin/client)
             out = runUnchecked(home, Duration.ofSeconds(60), "bundle:list -s | grep objrdma\n",
                     home.resolve("bin/client").toString(), "-a", String.valueOf(sshPort), "-u", "karaf",
-                    "-p", "karaf", "-b");
+                    "-p", adminPassword, "-b");
             TimeUnit.MILLISECONDS.sleep(500);
         }
         assertTrue(out, out.lines().anyMatch(l -> l.contains("| Active |") && l.endsWith("objrdma-api")));

@@ -56,6 +56,28 @@ public final class KarafHome implements AutoCloseable {
                 StandardOpenOption.APPEND);
     }
 
+    /**
+     * Adds the Karaf admin user {@code karaf} with a fresh random password to {@code etc/users.properties}, as a
+     * user (or {@code ./run.sh}) does before logging in over ssh or JMX: the distribution ships no usable login
+     * (issue 24). Returns the password.
+     */
+    public String addAdminUser() throws IOException {
+        byte[] random = new byte[18];
+        new java.security.SecureRandom().nextBytes(random);
+        String password = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(random);
+        appendConfig("users.properties", "karaf = " + password + ",_g_:admingroup");
+        return password;
+    }
+
+    /** The JVM {@code bin/karaf} started (its child), once it runs. */
+    public ProcessHandle jvm() {
+        if (karaf == null) {
+            throw new IllegalStateException("not started");
+        }
+        return karaf.descendants().filter(p -> p.info().command().map(c -> c.endsWith("/java")).orElse(false))
+                .findFirst().orElseThrow(() -> new IllegalStateException("bin/karaf has not started its JVM"));
+    }
+
     /** Starts {@code bin/karaf server} in the background. */
     public void start() throws IOException {
         ProcessBuilder pb = new ProcessBuilder(home.resolve("bin/karaf").toString(), "server")

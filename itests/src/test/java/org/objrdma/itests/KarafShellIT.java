@@ -46,10 +46,18 @@ import org.osgi.service.event.EventHandler;
 public class KarafShellIT extends ObjRdmaTestSupport {
 
     private static final Duration SSH_TIMEOUT = Duration.ofSeconds(30);
+    /** The admin password this run sets (the distribution ships no login), passed into the container. */
+    private static final String ADMIN_PASSWORD_PROPERTY = "objrdma.it.admin.password";
 
     @Configuration
     public Option[] config() {
-        return baseOptions();
+        byte[] random = new byte[18];
+        new java.security.SecureRandom().nextBytes(random);
+        String password = java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(random);
+        return options(
+                org.ops4j.pax.exam.karaf.options.KarafDistributionOption.editConfigurationFilePut(
+                        "etc/users.properties", "karaf", password + ",_g_:admingroup"),
+                org.ops4j.pax.exam.CoreOptions.systemProperty(ADMIN_PASSWORD_PROPERTY).value(password));
     }
 
     @Test
@@ -133,14 +141,14 @@ public class KarafShellIT extends ObjRdmaTestSupport {
 
     }
 
-    /** Logs in as karaf/karaf over ssh, feeds {@code script} to an interactive shell, returns everything printed. */
+    /** Logs in as karaf with the password this run set, over ssh, feeds {@code script} to an interactive shell, returns everything printed. */
     private String overSsh(String script) throws Exception {
         try (SshClient client = SshClient.setUpDefaultClient()) {
             client.setServerKeyVerifier(AcceptAllServerKeyVerifier.INSTANCE);
             client.start();
             try (ClientSession session = client.connect("karaf", "127.0.0.1", sshPort())
                     .verify(SSH_TIMEOUT).getSession()) {
-                session.addPasswordIdentity("karaf");
+                session.addPasswordIdentity(System.getProperty(ADMIN_PASSWORD_PROPERTY));
                 session.auth().verify(SSH_TIMEOUT);
                 ByteArrayOutputStream out = new ByteArrayOutputStream();
                 try (ChannelShell shell = session.createShellChannel()) {

@@ -31,6 +31,7 @@ public class RdmaJmxRbacIT {
     private static KarafHome karaf;
     private static int registryPort;
     private static int serverPort;
+    private static String adminPassword;
 
     @BeforeClass
     public static void startDistribution() throws Exception {
@@ -42,6 +43,7 @@ public class RdmaJmxRbacIT {
         karaf.appendConfig("org.apache.karaf.shell.cfg", "sshPort = " + ObjRdmaTestSupport.freePort());
         karaf.appendConfig("org.ops4j.pax.web.cfg", "org.osgi.service.http.port = " + ObjRdmaTestSupport.freePort());
         karaf.appendConfig("users.properties", "viewonly = viewonly,viewer\nnorole = norole");
+        adminPassword = karaf.addAdminUser(); // the distribution ships no admin login
         karaf.start();
     }
 
@@ -54,7 +56,7 @@ public class RdmaJmxRbacIT {
 
     @Test
     public void viewersReadAdminsInvokeAndNoRoleReadsNothing() throws Exception {
-        try (JMXConnector admin = connect("karaf", "karaf")) {
+        try (JMXConnector admin = connect("karaf", adminPassword)) {
             MBeanServerConnection mbs = admin.getMBeanServerConnection();
             awaitRegistered(mbs, POOL, TELEMETRY, SESSIONS, TRANSPORTS, GATEWAY);
             long requests = (Long) mbs.invoke(new ObjectName(TELEMETRY), "value", new Object[] {"objrdma.s3.requests"},

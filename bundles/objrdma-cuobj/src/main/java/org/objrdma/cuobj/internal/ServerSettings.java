@@ -84,7 +84,8 @@ public record ServerSettings(String ip, int port, int proto, CuObjRDMATunable tu
             }
             return Long.parseUnsignedLong(v);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("dc.key must be a decimal or 0x-hex unsigned number, was '" + v + "'");
+            // not echoed: with agent.key.from.dc.key the DC key is the agent key's secret, and a typo in it still is
+            throw new IllegalArgumentException("dc.key must be a decimal or 0x-hex unsigned number (the value is not shown)");
         }
     }
 

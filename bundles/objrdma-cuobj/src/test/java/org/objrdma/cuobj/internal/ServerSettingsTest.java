@@ -110,6 +110,9 @@ class ServerSettingsTest {
         refused("cq.depth", "cq.depth", 0L);
         refused("dc.key", "dc.key", "0xzz");
         refused("dc.key", "dc.key", "-1");
+        IllegalArgumentException badDcKey = assertThrows(IllegalArgumentException.class,
+                () -> ServerSettings.from(config(keyed("dc.key", "0x5ecre7zz"))));
+        assertFalse(badDcKey.getMessage().contains("5ecre7zz"), "the DC key is never echoed: " + badDcKey.getMessage());
         refused("ibv.poll.max.comp.event", "ibv.poll.max.comp.event", 0);
         refused("service.level", "service.level", 16);
         refused("timeout", "timeout", 32);

@@ -11,6 +11,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
@@ -53,9 +54,13 @@ final class FsBackend implements Backend {
         this.buckets = this.root.resolve(BUCKETS);
         this.tmp = this.root.resolve(TMP);
         this.fsync = fsync;
-        Files.createDirectories(buckets);
-        Files.createDirectories(tmp);
-        lockChannel = FileChannel.open(this.root.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        boolean existed = Files.isDirectory(this.root);
+        OwnerOnly.createDirectories(buckets);
+        OwnerOnly.createDirectories(tmp);
+        if (existed) {
+            warnIfReadableByOthers(this.root);
+        }
+        lockChannel = OwnerOnly.open(this.root.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
         FileLock held;
         try {
             held = lockChannel.tryLock();
@@ -71,6 +76,18 @@ final class FsBackend implements Backend {
 
     Path root() {
         return root;
+    }
+
+    /**
+     * A root this store did not create keeps the mode it has (an operator may have widened it on purpose, e.g.
+     * for a backup group); everything the store creates under it is owner-only whatever the root's mode.
+     */
+    private static void warnIfReadableByOthers(Path root) throws IOException {
+        if (!OwnerOnly.beyondOwner(root).isEmpty()) {
+            LOG.warn("The object store root {} is accessible beyond its owner ({}); the store creates it 0700 and "
+                    + "its files 0600 -- chmod 700 it unless that is intended", root,
+                    PosixFilePermissions.toString(Files.getPosixFilePermissions(root)));
+        }
     }
 
     // ---- start
@@ -186,9 +203,9 @@ final class FsBackend implements Backend {
     @Override
     public void createBucket(BucketInfo bucket) throws IOException {
         Path staging = tmpName(".bucket");
-        Files.createDirectory(staging);
-        Files.createDirectory(staging.resolve(OBJECTS));
-        Files.createDirectory(staging.resolve(UPLOADS));
+        OwnerOnly.createDirectory(staging);
+        OwnerOnly.createDirectory(staging.resolve(OBJECTS));
+        OwnerOnly.createDirectory(staging.resolve(UPLOADS));
         writeRecordFile(staging.resolve(BUCKET_META), RecordCodec.bucket(bucket));
         syncDir(staging);
         moveIntoPlace(staging, bucketDir(bucket.name()));
@@ -202,7 +219,7 @@ final class FsBackend implements Backend {
     @Override
     public void createUpload(String bucket, UploadRecord upload) throws IOException {
         Path staging = tmpName(".upload");
-        Files.createDirectory(staging);
+        OwnerOnly.createDirectory(staging);
         writeRecordFile(staging.resolve(UPLOAD_META), RecordCodec.upload(upload));
         syncDir(staging);
         moveIntoPlace(staging, uploadDir(bucket, upload.info().uploadId()));
@@ -222,7 +239,7 @@ final class FsBackend implements Backend {
     }
 
     private void writeRecordFile(Path file, byte[] record) throws IOException {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+        try (FileChannel ch = OwnerOnly.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             RecordFrame.append(ch, record);
             if (fsync) {
                 ch.force(true);

@@ -23,7 +23,7 @@ final class FsStaging implements Backend.Staging {
     FsStaging(Path file, boolean fsync) throws IOException {
         this.file = file;
         this.fsync = fsync;
-        this.channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        this.channel = OwnerOnly.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     }
 
     @Override

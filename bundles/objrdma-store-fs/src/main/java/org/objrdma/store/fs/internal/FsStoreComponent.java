@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
 /**
  * PID {@code org.objrdma.store.fs}: opens the file store on the configured root and registers it as an
  * {@link ObjectStore} service (property {@code objrdma.store=fs}). With no credentials configured it
- * generates one, stores it back into the PID and logs it once.
+ * generates one and stores it back into the PID; the log names its access key id, never the secret.
  *
  * <p>A configuration change ({@code @Modified}) is checked whole first: a bad value is refused with one ERROR
  * line naming the property, and the open store keeps its settings. No property applies to an open store (the
@@ -148,9 +148,10 @@ public final class FsStoreComponent {
 
     private void storeGenerated(Credentials generated) {
         Map.Entry<String, String> user = generated.asMap().entrySet().iterator().next();
-        LOG.info("No credentials configured for {}: generated access key id {} with secret key {} "
-                + "-- stored as 'credentials' in {}; this is the only time the secret is logged",
-                PID, user.getKey(), user.getValue(), PID);
+        // never the secret: logs are copied, shipped and read by people who hold no S3 credential
+        LOG.info("No credentials configured for {}: generated access key id {}; its secret is stored as 'credentials' "
+                + "in configuration {} (Karaf: etc/{}.cfg, or config:property-list --pid {})",
+                PID, user.getKey(), PID, PID, PID);
         try {
             Configuration config = configurationAdmin.getConfiguration(PID, "?");
             Dictionary<String, Object> props = config.getProperties();

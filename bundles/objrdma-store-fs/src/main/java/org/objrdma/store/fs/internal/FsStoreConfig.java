@@ -20,7 +20,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     boolean fsync() default true;
 
     @AttributeDefinition(name = "credentials", type = AttributeType.PASSWORD, description = "Users as "
-            + "ACCESSKEY:SECRET[,ACCESSKEY:SECRET...]. Empty at activation: one is generated, stored back here "
-            + "and logged once.")
+            + "ACCESSKEY:SECRET[,ACCESSKEY:SECRET...]. Empty at activation: one is generated and stored back "
+            + "here; the log names its access key id, never the secret.")
     String credentials() default "";
 }

@@ -118,6 +118,20 @@ record S3StoreSettings(URI endpoint, String region, boolean pathStyle, String se
         return n;
     }
 
+    /**
+     * Every setting but the service secret key and the trust store password, which a record's own toString would
+     * print (and with them into any log line or exception message that names the settings).
+     */
+    @Override
+    public String toString() {
+        return "S3StoreSettings[endpoint " + endpoint + ", region " + region + ", path style " + pathStyle
+                + ", service access key " + serviceAccessKey + ", service secret key (not shown), trust store "
+                + (trustStore == null ? "none" : trustStore + ", password (not shown)") + ", max connections "
+                + maxConnections + ", timeouts " + connectTimeoutMs + "/" + readTimeoutMs + " ms, retries " + maxRetries
+                + ", multipart " + multipartThreshold + "/" + partSize + ", bucket prefix '" + bucketPrefix
+                + "', system bucket " + systemBucket + ", users " + users + "]";
+    }
+
     /** The remote name of a gateway bucket. */
     String remoteBucket(String bucket) {
         return bucketPrefix + bucket;

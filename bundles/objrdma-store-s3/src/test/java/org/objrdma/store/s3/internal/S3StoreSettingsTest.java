@@ -45,6 +45,14 @@ class S3StoreSettingsTest {
                 5L << 20, 5L << 20, "p-", "sys-bucket", s.users()).remoteBucket("b"));
         assertEquals(2, s.users().size());
         assertFalse(s.users().toString().contains("secret"), "secrets never printed");
+        Map<String, Object> withTrust = valid();
+        withTrust.put("tls.truststore", System.getProperty("java.home") + "/lib/security/cacerts");
+        withTrust.put("tls.truststore.password", "trust-password");
+        String printed = S3StoreSettings.from(withTrust).toString();
+        for (String secret : new String[] {"service-secret", "trust-password", "alice-secret-1234", "bob-secret-5678"}) {
+            assertFalse(printed.contains(secret), secret + " printed: " + printed);
+        }
+        assertTrue(printed.contains("SERVICE") && printed.contains("rgw.example"), printed);
     }
 
     @Test
