@@ -121,7 +121,9 @@ public final class SessionCore implements SessionManager {
         this.stageSlots = new SlotCounter("stage", settings.maxStageSlots());
         this.deadlineSlots = new DeadlineSlots(Math.toIntExact(settings.maxSessions()));
         // one request in flight per direction; connecting may use the whole exec budget
-        this.channelOptions = new ChannelOptions(4, 4, 1, Duration.ofMillis(settings.execTimeoutMs()));
+        // a dial of the client endpoint is cut off at the failed-dial delay, so no failure can outlast the pad
+        this.channelOptions = new ChannelOptions(4, 4, 1,
+                settings.dialPacing().dialTimeout(Duration.ofMillis(settings.execTimeoutMs())));
     }
 
     // ------------------------------------------------------------------ environment
@@ -622,10 +624,10 @@ public final class SessionCore implements SessionManager {
                     ? DataPhase.awaitArmedPut(s.armedReceive, s.armedWrId, s.cookie, s.size, settings.execTimeoutMs())
                     : s.chunked()
                     ? ChunkedGetPhase.run(claim.channel(), claim.remote(), chunkPlan(s, claim), rest, claim.clientRegion(),
-                            s.cookie, workRequestIds::incrementAndGet, settings.execTimeoutMs())
+                            s.cookie, workRequestIds::incrementAndGet, settings.execTimeoutMs(), settings.dialPacing())
                     : DataPhase.run(claim.channel(), claim.remote(), s.op,
                             new ScatterGatherEntry(s.staging.region(), s.stagingOffset, s.size), claim.clientRegion(),
-                            s.cookie, claim.wrId(), settings.execTimeoutMs());
+                            s.cookie, claim.wrId(), settings.execTimeoutMs(), settings.dialPacing());
         } catch (RuntimeException e) {
             // a transport that throws instead of reporting a status must not leave the session claimed forever
             LOG.warn("session {}: transport {} threw during the data phase", s.id, s.transport.name(), e);
