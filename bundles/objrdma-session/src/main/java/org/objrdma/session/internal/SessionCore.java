@@ -312,9 +312,9 @@ public final class SessionCore implements SessionManager {
                 }
                 stagingRegion = stagingAccess.access().remote();
             } else {
-                // a GET client reaches nothing on the server: the server writes into the client's memory
-                stagingRegion = new RemoteRegion(lease.region().address() + stagingOffset,
-                        chunk != 0 ? chunk : size, NO_REMOTE_KEY);
+                // a GET client reaches nothing on the server: the server writes into the client's memory, so the
+                // answer names no server address either (address 0, rkey 0)
+                stagingRegion = new RemoteRegion(0, chunk != 0 ? chunk : size, NO_REMOTE_KEY);
             }
             long now = clock.millis();
             Session s = new Session(id, epochs.incrementAndGet(), principal, request.op(), request.target(),
