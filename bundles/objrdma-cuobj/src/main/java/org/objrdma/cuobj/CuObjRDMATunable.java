@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import org.objrdma.wire.AddressPolicy;
+import org.objrdma.wire.DialPacing;
 import org.objrdma.wire.AgentKeys;
 import org.objrdma.wire.TokenResult;
 
@@ -68,6 +69,8 @@ public final class CuObjRDMATunable {
     private long transferTimeoutMs = 60_000;
     private int connectionCacheSize = 256;
     private String allowAddresses = "";
+    private String denyAddresses = "";
+    private long dialFailureDelayMs = DialPacing.DEFAULT_DELAY_MS;
 
     /** The defaults. */
     public CuObjRDMATunable() {
@@ -98,6 +101,8 @@ public final class CuObjRDMATunable {
         transferTimeoutMs = other.transferTimeoutMs;
         connectionCacheSize = other.connectionCacheSize;
         allowAddresses = other.allowAddresses;
+        denyAddresses = other.denyAddresses;
+        dialFailureDelayMs = other.dialFailureDelayMs;
     }
 
     public void setNumDcis(int v) { numDcis = v; }
@@ -154,12 +159,24 @@ public final class CuObjRDMATunable {
     public int getConnectionCacheSize() { return connectionCacheSize; }
     /**
      * objrdma: CIDR blocks (comma- or space-separated literals, e.g. {@code 127.0.0.0/8,::1}) of addresses a
-     * descriptor may name although the server's address policy refuses them by default: loopback, the unspecified
-     * address, multicast, and the server host's own addresses ({@link org.objrdma.wire.AddressPolicy}). Empty (the
-     * default): none of those is dialed.
+     * descriptor may name although the server's address policy refuses them: loopback, unspecified, link-local,
+     * multicast, broadcast and reserved blocks, the server host's own addresses, IPv4 carried in IPv6 judged as
+     * IPv4, and the deny list ({@link org.objrdma.wire.AddressPolicy}). Empty (the default): none of those is dialed.
      */
     public void setAllowAddresses(String cidrs) { allowAddresses = cidrs == null ? "" : cidrs.strip(); }
     public String getAllowAddresses() { return allowAddresses; }
+    /**
+     * objrdma: CIDR blocks a descriptor may not name, and the word {@code private} (10.0.0.0/8, 172.16.0.0/12,
+     * 192.168.0.0/16, 100.64.0.0/10, fc00::/7); the allow list is the exception. Empty (the default): none.
+     */
+    public void setDenyAddresses(String cidrs) { denyAddresses = cidrs == null ? "" : cidrs.strip(); }
+    public String getDenyAddresses() { return denyAddresses; }
+    /**
+     * objrdma: a dial of a client agent is cut off after this long, and a failed one answers ({@code -EIO},
+     * RETRY_EXC_ERR, one text) only once this long has passed since it began ({@link DialPacing}).
+     */
+    public void setDialFailureDelayMs(long v) { dialFailureDelayMs = v; }
+    public long getDialFailureDelayMs() { return dialFailureDelayMs; }
 
     /**
      * Every value a server cannot start with, one sentence each starting with the field's C name (the
@@ -190,8 +207,16 @@ public final class CuObjRDMATunable {
                 "transfer_timeout_ms must be 1..86400000, was " + transferTimeoutMs);
         check(bad, connectionCacheSize >= 1 && connectionCacheSize <= 65536,
                 "connection_cache_size must be 1..65536, was " + connectionCacheSize);
-        TokenResult<AddressPolicy> policy = AddressPolicy.parse(allowAddresses, Set::of);
+        TokenResult<AddressPolicy> policy = AddressPolicy.parse(allowAddresses, null, Set::of);
         check(bad, policy.isOk(), "allow_addresses is not a list of literal CIDR blocks: " + policy.detail());
+        if (policy.isOk()) {
+            policy = AddressPolicy.parse(allowAddresses, denyAddresses, Set::of);
+            check(bad, policy.isOk(), "deny_addresses is not a list of literal CIDR blocks or the word private: "
+                    + policy.detail());
+        }
+        String delay = DialPacing.problem(dialFailureDelayMs);
+        check(bad, delay == null, "dial_failure_delay_ms must be " + DialPacing.MIN_DELAY_MS + ".."
+                + DialPacing.MAX_DELAY_MS + ", was " + dialFailureDelayMs);
         return bad;
     }
 
@@ -228,6 +253,7 @@ public final class CuObjRDMATunable {
                 + ", delay " + delayMode + "/" + delayInterval + " ns, qp_reset " + qpResetOnFailure
                 + ", agent key " + (agentKey != null ? "given" : agentKeyFromDcKey ? "from dc_key" : "none")
                 + ", transfer timeout " + transferTimeoutMs + " ms, connections " + connectionCacheSize
-                + ", allow addresses [" + allowAddresses + "]]";
+                + ", allow addresses [" + allowAddresses + "], deny addresses [" + denyAddresses
+                + "], failed dial delay " + dialFailureDelayMs + " ms]";
     }
 }

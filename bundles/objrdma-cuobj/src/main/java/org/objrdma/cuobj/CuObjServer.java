@@ -32,6 +32,7 @@ import org.objrdma.api.transport.WcStatus;
 import org.objrdma.api.transport.WorkRequest;
 import java.net.InetAddress;
 import org.objrdma.wire.AddressPolicy;
+import org.objrdma.wire.DialPacing;
 import org.objrdma.wire.AgentKeys;
 import org.objrdma.wire.CuObjDescriptor;
 import org.objrdma.wire.Errno;
@@ -54,8 +55,12 @@ import org.objrdma.cuobj.internal.TcpTunables;
  * transport that serves {@link Transport#FLOW_AGENT_ONE_SIDED} (the TCP transport); over any other (verbs, which
  * would need DC) every transfer returns {@code -EAFNOSUPPORT} ("address family not supported by the active
  * path") and {@link #isConnected()} is false. The DS component binds only a transport that serves the flow.
- * Before dialing, the agent address is judged by the server's {@link AddressPolicy} (loopback and the server
- * host's own addresses refused unless {@link CuObjRDMATunable#setAllowAddresses allowed}).
+ * Before dialing, the agent address is judged by the server's {@link AddressPolicy} (loopback, link-local, broadcast,
+ * the server host's own addresses and the {@link CuObjRDMATunable#setDenyAddresses deny list} refused unless
+ * {@link CuObjRDMATunable#setAllowAddresses allowed}; {@code -EACCES}). A dial that fails answers {@code -EIO},
+ * RETRY_EXC_ERR, only once {@link CuObjRDMATunable#setDialFailureDelayMs the failed dial delay} has passed since it
+ * began, whatever the port did ({@link DialPacing}); a kept connection whose peer went away is evicted
+ * ({@code AgentConnections}).
  *
  * <p><b>Construction.</b> The C-style constructors take the transport and the agent key from
  * {@link #setDefaultTransport} / {@link #setDefaultAgentKey} (the DS component {@code org.objrdma.cuobj} sets
@@ -178,7 +183,7 @@ public class CuObjServer extends RDMAConnection implements AutoCloseable {
 
     /** What a started session holds; replaced as a whole by start and close. */
     private record Session(byte[] agentKey, FacadeChannels channels, AgentConnections connections,
-                           Duration transferTimeout, int maxSge, AddressPolicy addressPolicy) {
+                           Duration transferTimeout, int maxSge, AddressPolicy addressPolicy, DialPacing dialPacing) {
     }
 
     private final Supplier<Transport> transport;
@@ -333,11 +338,13 @@ public class CuObjServer extends RDMAConnection implements AutoCloseable {
                         + " transfer overloads answer -EINVAL (only the CuObjPrincipal overloads dial agents)", ip, port);
             }
             Duration timeout = Duration.ofMillis(p.getTransferTimeoutMs());
-            Duration connectTimeout = TcpTunables.dialTimeout(p); // timeout and retry_cnt, applied to the dial
+            DialPacing pacing = DialPacing.ofMillis(p.getDialFailureDelayMs()); // validated above
+            // timeout and retry_cnt, applied to the dial, which no failure may outlast (its answer is padded to it)
+            Duration connectTimeout = pacing.dialTimeout(TcpTunables.dialTimeout(p));
             ChannelOptions options = new ChannelOptions((int) p.getCqDepth(), 1, p.getMaxSge(), connectTimeout);
             session = new Session(key, new FacadeChannels(p.getNumDcis()),
-                    new AgentConnections(p.getConnectionCacheSize(), options), timeout, p.getMaxSge(),
-                    AddressPolicy.parse(p.getAllowAddresses()).value()); // validated above
+                    new AgentConnections(p.getConnectionCacheSize(), options, telemetry), timeout, p.getMaxSge(),
+                    AddressPolicy.parse(p.getAllowAddresses(), p.getDenyAddresses()).value(), pacing); // validated above
             if (log.enabled(CuObj.CUOBJ_LOG_PATH_INFO)) {
                 log.line("INFO", "session started on " + ip + ":" + port + " proto " + proto + " " + p);
             }
@@ -907,6 +914,7 @@ public class CuObjServer extends RDMAConnection implements AutoCloseable {
             s.connections().retainOnly(t); // the bound transport was replaced: its connections are of no use
         }
         AgentConnections.Lease lease;
+        long dialStarted = System.nanoTime();
         try {
             // the key is part of the cached connection's identity: a lane dialed for one principal is never
             // reused for another's descriptor
@@ -916,9 +924,12 @@ public class CuObjServer extends RDMAConnection implements AutoCloseable {
             if (e.error() == TransportError.RESOURCE_EXHAUSTED) {
                 return fail(get, key, Errno.ENOMEM, "no room for a connection to the client agent: " + e.getMessage());
             }
-            setStatus(status, e.error() == TransportError.AUTHENTICATION_FAILED
-                    ? WcStatus.REM_ACCESS_ERR : WcStatus.RETRY_EXC_ERR);
-            return fail(get, key, Errno.EIO, "the client agent cannot be reached: " + e.getMessage());
+            // one answer for every failed dial, after one time: a closed port, a filtered one, a port that does not
+            // speak the protocol and an agent that refuses the key look the same (no port scanning through
+            // descriptors); the reason goes to the server's log only
+            s.dialPacing().padFailure(dialStarted);
+            setStatus(status, WcStatus.RETRY_EXC_ERR);
+            return fail(get, key, Errno.EIO, DialPacing.UNREACHABLE + " (" + e.getMessage() + ")");
         }
 
         Channel c = lease.channel();

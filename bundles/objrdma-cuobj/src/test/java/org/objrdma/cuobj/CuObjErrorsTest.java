@@ -29,6 +29,7 @@ import org.objrdma.api.transport.Gid;
 import org.objrdma.api.transport.Transport;
 import org.objrdma.api.transport.WcStatus;
 import org.objrdma.wire.AgentKeys;
+import org.objrdma.wire.DialPacing;
 import org.objrdma.wire.CuObjDescriptor;
 import org.objrdma.transport.tcp.internal.TcpSettings;
 import org.objrdma.transport.tcp.internal.TcpTransport;
@@ -314,8 +315,9 @@ class CuObjErrorsTest {
         awaitLaneReset();
         status[0] = -1;
         assertRefused(stranger.handleGetObject("key", sb, client.addr(0), 4096, client.get(0, 4096), sc, 0, status),
-                EIO, "cannot be reached");
-        assertEquals(WcStatus.REM_ACCESS_ERR.code(), status[0]);
+                EIO, DialPacing.UNREACHABLE);
+        // answered as any failed dial (issue 24, finding 7): a refused key must not tell an agent from other ports
+        assertEquals(WcStatus.RETRY_EXC_ERR.code(), status[0]);
 
         // an agent that is gone
         TcpTransport gone = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP);
@@ -323,7 +325,8 @@ class CuObjErrorsTest {
         gone.close();
         String nowhere = CuObjDescriptor.forTcpAgent(address, 1, client.addr(0), 4096, 1).format();
         status[0] = -1;
-        assertRefused(s.handleGetObject("gone", buf, client.addr(0), 4096, nowhere, ch, 0, status), EIO, "cannot be reached");
+        assertRefused(s.handleGetObject("gone", buf, client.addr(0), 4096, nowhere, ch, 0, status), EIO,
+                DialPacing.UNREACHABLE);
         assertEquals(WcStatus.RETRY_EXC_ERR.code(), status[0]);
     }
 

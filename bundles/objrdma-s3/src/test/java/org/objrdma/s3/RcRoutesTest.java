@@ -90,6 +90,8 @@ class RcRoutesTest {
                 assertEquals(200, p.response().status, p.response().text());
                 assertTrue(p.response().header(RdmaHeaders.REPLY).startsWith("200:"));
                 assertEquals(RdmaHeaders.RC_PROTOCOL, p.response().header(RdmaHeaders.PROTOCOL));
+                assertEquals("0", p.response().header(RdmaHeaders.MR_ADDR), "a GET's PREPARE names no server address");
+                assertEquals("0", p.response().header(RdmaHeaders.MR_RKEY));
                 TestResponse ready = f.run(p);
                 assertEquals(200, ready.status, ready.text());
                 assertEquals(String.valueOf(sizes[i]), ready.header(RdmaHeaders.BYTES_TRANSFERRED));

@@ -89,6 +89,16 @@ public final class RemoteSlice implements AutoCloseable {
         return new RemoteSlice(g, null, g.asRemote());
     }
 
+    /**
+     * As {@link #grant}, by {@link Channel#grantOpaque}: where the transport can, the address the peer is given is
+     * an opaque base, not where the slice lies in this process (a server's PREPARE answer, say).
+     */
+    public static RemoteSlice grantOpaque(Channel channel, MemoryRegion region, long offset, long length,
+                                          Set<Access> access) throws TransportException {
+        MemoryGrant g = Objects.requireNonNull(channel, "channel").grantOpaque(region, offset, length, access);
+        return new RemoteSlice(g, null, g.asRemote());
+    }
+
     /** Address, length and rkey the peer needs. */
     public RemoteRegion remote() {
         return remote;

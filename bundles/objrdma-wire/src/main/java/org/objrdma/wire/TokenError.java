@@ -38,10 +38,11 @@ public enum TokenError {
      */
     BAD_SIZE,
     /**
-     * An address a server refuses to dial because its {@link AddressPolicy} does not allow it: loopback, the
-     * unspecified address, or one of the server host's own addresses, unless the configured allow list names it.
+     * An address a server refuses to dial because its {@link AddressPolicy} does not allow it: a built-in block
+     * (loopback, unspecified, link-local, multicast, broadcast, reserved; embedded IPv4 forms judged as the IPv4
+     * address), one of the server host's own addresses, or the deny list, unless the configured allow list names it.
      */
     ADDRESS_NOT_ALLOWED,
-    /** An allow-list entry of an {@link AddressPolicy} is not a literal CIDR block. */
+    /** An allow- or deny-list entry of an {@link AddressPolicy} is not a literal CIDR block (or, denying, {@code private}). */
     BAD_CIDR
 }

@@ -36,7 +36,10 @@ public enum Counter {
     CUOBJ_ERRORS("objrdma.cuobj.errors", "cuObject calls that returned a negative errno"),
 
     S3_REQUESTS("objrdma.s3.requests", "S3 HTTP requests handled"),
-    S3_ERRORS("objrdma.s3.errors", "S3 HTTP requests answered with an error");
+    S3_ERRORS("objrdma.s3.errors", "S3 HTTP requests answered with an error"),
+
+    CUOBJ_CONNECTIONS_EVICTED("objrdma.cuobj.connections.evicted",
+            "kept client agent connections evicted because they failed or their peer went away");
 
     private final String id;
     private final String description;

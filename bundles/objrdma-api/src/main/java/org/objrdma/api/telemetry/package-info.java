@@ -3,5 +3,5 @@
  * histograms, a read-only view and a no-op instance.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("1.2.0")
 package org.objrdma.api.telemetry;

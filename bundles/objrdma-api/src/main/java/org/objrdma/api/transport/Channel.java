@@ -114,6 +114,21 @@ public interface Channel extends AutoCloseable {
     }
 
     /**
+     * As {@link #grant}, except that {@link MemoryGrant#address()} need not be where the slice lies in this
+     * process: a transport that can (TCP) answers an opaque base drawn at random for this grant and maps the
+     * peer's addresses back to the slice, bounds-checked as any grant access. So a peer learns nothing of this
+     * side's address space from the grant (a server answering a client's PREPARE, say). A transport whose device
+     * needs the real address (verbs: a type-2 memory window is bound at the virtual address, and the software and
+     * mlx5 devices objrdma drives have no zero-based windows) gives an ordinary grant: the default.
+     *
+     * @throws TransportException as {@link #grant}
+     */
+    default MemoryGrant grantOpaque(MemoryRegion region, long offset, long length, Set<Access> access)
+            throws TransportException {
+        return grant(region, offset, length, access);
+    }
+
+    /**
      * Takes the channel back to {@link ChannelState#INIT} so that it can be connected again, keeping its
      * identity: {@link #id()} and {@link #localEndpoint()} return what they returned before, so an endpoint
      * the peer was already given stays valid. Verbs: the same queue pair goes to RESET and back to INIT with

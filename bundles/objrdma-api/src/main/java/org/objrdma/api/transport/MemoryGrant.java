@@ -37,7 +37,11 @@ public interface MemoryGrant extends AutoCloseable {
     /** The remote operations allowed: a non-empty subset of {REMOTE_READ, REMOTE_WRITE}. */
     Set<Access> access();
 
-    /** Address the peer puts in its work requests for the first byte of the slice. */
+    /**
+     * Address the peer puts in its work requests for the first byte of the slice: the slice's virtual address for
+     * a grant made by {@link Channel#grant}, an opaque base the transport maps back for one made by
+     * {@link Channel#grantOpaque} on a transport that supports it.
+     */
     long address();
 
     /** Key the peer presents; names this grant only, never the region. */

@@ -10,5 +10,5 @@
  * values for the shell and JMX.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("2.1.0")
+@org.osgi.annotation.versioning.Version("2.2.0")
 package org.objrdma.api.transport;

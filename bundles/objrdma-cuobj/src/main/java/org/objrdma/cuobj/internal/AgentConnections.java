@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -16,6 +17,8 @@ import org.objrdma.api.transport.ChannelState;
 import org.objrdma.api.transport.EndpointInfo;
 import org.objrdma.api.transport.TransportError;
 import org.objrdma.api.transport.TransportException;
+import org.objrdma.api.telemetry.Counter;
+import org.objrdma.api.telemetry.Telemetry;
 
 /**
  * The server's connections to client memory agents, shared by all facade channels: one transport channel per
@@ -27,6 +30,13 @@ import org.objrdma.api.transport.TransportException;
  * uses it any more. A connection found in ERROR or CLOSED is dropped and redialed (which fails if the client
  * channel ended: a client channel accepts one connection in its life). Concurrent first users of a target wait
  * for one dial. {@link #close()} closes everything.
+ *
+ * <p><b>Eviction.</b> A kept connection whose channel failed or whose peer went away (a client process that
+ * exited: its agent's socket closed, the channel went to ERROR) is evicted without waiting for another transfer
+ * to the same target, which never comes: a sweeper (one virtual thread per instance, every
+ * {@link #EVICTION_PERIOD}) drops every kept connection that is no longer CONNECTED and closes it once no transfer
+ * uses it, so it leaves the transport's channel list ({@code rdma:channels}). Every eviction, by the sweeper or
+ * found on acquire, counts {@link Counter#CUOBJ_CONNECTIONS_EVICTED}.
  */
 public final class AgentConnections implements AutoCloseable {
 
@@ -59,14 +69,71 @@ public final class AgentConnections implements AutoCloseable {
         }
     }
 
+    /** How often kept connections are checked for a failed channel or a peer that went away. */
+    public static final Duration EVICTION_PERIOD = Duration.ofSeconds(1);
+
     private final int capacity;
     private final ChannelOptions options;
+    private final Supplier<Telemetry> telemetry;
     private final LinkedHashMap<AgentTarget, Lease> leases = new LinkedHashMap<>(16, 0.75f, true);
+    private final Thread sweeper;
     private boolean closed;
 
+    /** Connections without telemetry (evictions are not counted). */
     public AgentConnections(int capacity, ChannelOptions options) {
+        this(capacity, options, () -> Telemetry.NOOP);
+    }
+
+    /** Connections counting evictions in {@code telemetry} (read on every count; may answer null). */
+    public AgentConnections(int capacity, ChannelOptions options, Supplier<Telemetry> telemetry) {
         this.capacity = capacity;
         this.options = options;
+        this.telemetry = telemetry;
+        this.sweeper = Thread.ofVirtual().name("objrdma-cuobj-evictor").unstarted(this::sweepUntilClosed);
+        sweeper.start();
+    }
+
+    private void sweepUntilClosed() {
+        while (true) {
+            try {
+                Thread.sleep(EVICTION_PERIOD);
+            } catch (InterruptedException e) {
+                return; // close()
+            }
+            synchronized (this) {
+                if (closed) {
+                    return;
+                }
+            }
+            evictBroken();
+        }
+    }
+
+    /**
+     * Drops every kept connection whose channel is no longer CONNECTED (failed, or its peer went away), closing
+     * those no transfer uses now (the others close at their last release). Returns how many were evicted.
+     */
+    public int evictBroken() {
+        List<Lease> toClose = new ArrayList<>();
+        int evicted = 0;
+        synchronized (this) {
+            for (Lease l : new ArrayList<>(leases.values())) {
+                if (l.dial.isDone() && !usable(l)) {
+                    dropLocked(l, toClose);
+                    evicted++;
+                }
+            }
+        }
+        closeAll(toClose);
+        counted(evicted);
+        return evicted;
+    }
+
+    private void counted(int evictions) {
+        Telemetry t = evictions == 0 ? null : telemetry.get();
+        for (int i = 0; t != null && i < evictions; i++) {
+            t.increment(Counter.CUOBJ_CONNECTIONS_EVICTED);
+        }
     }
 
     /**
@@ -80,6 +147,7 @@ public final class AgentConnections implements AutoCloseable {
     public Lease acquire(AgentTarget target, Supplier<EndpointInfo.Tcp> endpoint) throws TransportException {
         Lease lease;
         boolean dialer = false;
+        int evicted = 0;
         List<Lease> toClose = new ArrayList<>(1);
         synchronized (this) {
             if (closed) {
@@ -89,6 +157,7 @@ public final class AgentConnections implements AutoCloseable {
             if (lease != null && lease.dial.isDone() && !usable(lease)) {
                 dropLocked(lease, toClose);
                 lease = null;
+                evicted = 1;
             }
             if (lease == null) {
                 lease = new Lease(this, target);
@@ -99,6 +168,7 @@ public final class AgentConnections implements AutoCloseable {
             lease.users++;
         }
         closeAll(toClose);
+        counted(evicted);
         if (dialer) {
             dial(lease, endpoint.get());
         }
@@ -237,5 +307,6 @@ public final class AgentConnections implements AutoCloseable {
             all.forEach(l -> l.dropped = true);
         }
         closeAll(all);
+        sweeper.interrupt();
     }
 }

@@ -111,10 +111,22 @@ public @interface CuObjServerConfig {
     int telemetry_op_flags() default 0;
 
     @AttributeDefinition(name = "Allowed addresses", description = "Comma- or space-separated literal CIDR blocks"
-            + " (127.0.0.0/8, ::1, 10.0.0.0/8) a descriptor may name although the address policy refuses them by"
-            + " default: loopback, the unspecified address, multicast and this host's own addresses. Default empty:"
-            + " none of those is dialed (-EACCES).")
+            + " (127.0.0.0/8, ::1, 10.0.0.0/8) a descriptor may name although the address policy refuses them:"
+            + " unspecified and 0.0.0.0/8, loopback, link-local (169.254.0.0/16, fe80::/10), multicast, broadcast and"
+            + " reserved, this host's own addresses (IPv4 carried in IPv6 judged as IPv4), and the deny list. Default"
+            + " empty: none of those is dialed (-EACCES).")
     String allow_addresses() default "";
+
+    @AttributeDefinition(name = "Denied addresses", required = false, description = "Comma- or space-separated"
+            + " literal CIDR blocks a descriptor may not name, and the word private for 10.0.0.0/8, 172.16.0.0/12,"
+            + " 192.168.0.0/16, 100.64.0.0/10 and fc00::/7 (-EACCES). The allow list is the exception. Default empty.")
+    String deny_addresses() default "";
+
+    @AttributeDefinition(name = "Failed dial delay (ms)", min = "100", max = "60000", description = "A dial of a"
+            + " client agent is cut off after this long, and a failed one answers (-EIO, RETRY_EXC_ERR, one text) only"
+            + " once this long has passed since it began: closed, filtered, silent or refusing ports look the same."
+            + " 100..60000, default 2500.")
+    long dial_failure_delay_ms() default 2_500;
 
     @AttributeDefinition(name = "Transport target", description = "DS target filter of the Transport reference."
             + " Default (objrdma.transport.flows=agent-one-sided): the best-ranked transport that serves the cuObject"

@@ -52,6 +52,8 @@ public record ServerSettings(String ip, int port, int proto, CuObjRDMATunable tu
         t.setTransferTimeoutMs(c.transfer_timeout_ms());
         t.setConnectionCacheSize(c.connection_cache_size());
         t.setAllowAddresses(c.allow_addresses());
+        t.setDenyAddresses(c.deny_addresses());
+        t.setDialFailureDelayMs(c.dial_failure_delay_ms());
         String key = c.agent_key() == null ? "" : c.agent_key().strip();
         if (!key.isEmpty()) {
             TokenResult<byte[]> parsed = AgentKeys.parse(key);

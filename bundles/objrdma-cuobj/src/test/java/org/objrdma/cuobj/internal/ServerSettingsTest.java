@@ -133,6 +133,10 @@ class ServerSettingsTest {
         refused("allow.addresses", "allow.addresses", "localhost");
         refused("allow.addresses", "allow.addresses", "127.0.0.1/8");
         refused("allow.addresses", "allow.addresses", "10.0.0.0/33");
+        refused("deny.addresses", "deny.addresses", "privat");
+        refused("deny.addresses", "deny.addresses", "private, 10.0.0.1/8");
+        refused("dial.failure.delay.ms", "dial.failure.delay.ms", 99L);
+        refused("dial.failure.delay.ms", "dial.failure.delay.ms", 60_001L);
     }
 
     @Test
@@ -145,5 +149,11 @@ class ServerSettingsTest {
         assertEquals("127.0.0.0/8, ::1",
                 ServerSettings.from(config(keyed("allow.addresses", " 127.0.0.0/8, ::1 "))).tunable().getAllowAddresses());
         assertEquals("", ServerSettings.from(config(keyed())).tunable().getAllowAddresses(), "default: nothing extra");
+        assertEquals("", ServerSettings.from(config(keyed())).tunable().getDenyAddresses(), "default: no deny list");
+        assertEquals(2_500, ServerSettings.from(config(keyed())).tunable().getDialFailureDelayMs());
+        assertEquals("private 198.51.100.0/24",
+                ServerSettings.from(config(keyed("deny.addresses", " private 198.51.100.0/24 "))).tunable().getDenyAddresses());
+        assertEquals(800, ServerSettings.from(config(keyed("dial.failure.delay.ms", 800L))).tunable()
+                .getDialFailureDelayMs());
     }
 }

@@ -11,8 +11,8 @@ import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.EndpointInfo;
 import org.objrdma.api.transport.RemoteRegion;
 import org.objrdma.api.transport.ScatterGatherEntry;
-import org.objrdma.api.transport.TransportException;
 import org.objrdma.api.transport.WorkRequest;
+import org.objrdma.wire.DialPacing;
 
 /**
  * The data phase of a GET session larger than one staging buffer: the range moves in chunks of one buffer
@@ -50,7 +50,8 @@ final class ChunkedGetPhase {
     }
 
     static DataPhaseResult run(Channel channel, EndpointInfo remote, Plan plan, StagingSource source,
-                               RemoteRegion client, int cookie, LongSupplier wrIds, long execTimeoutMs) {
+                               RemoteRegion client, int cookie, LongSupplier wrIds, long execTimeoutMs,
+                               DialPacing pacing) {
         Duration timeout = Duration.ofMillis(execTimeoutMs);
         int chunks = (int) ((plan.size() + plan.chunk() - 1) / plan.chunk());
         if (!plan.headStaged()) {
@@ -60,10 +61,9 @@ final class ChunkedGetPhase {
                 return refill;
             }
         }
-        try {
-            channel.connect(remote);
-        } catch (TransportException e) {
-            return DataPhaseResult.of(ReadyOutcome.WIRE_FAIL, "connect failed: " + e.getMessage());
+        DataPhaseResult refused = DataPhase.connect(channel, remote, pacing);
+        if (refused != null) {
+            return refused;
         }
         CompletableFuture<BatchResult> previous = null;
         long previousWrId = 0;

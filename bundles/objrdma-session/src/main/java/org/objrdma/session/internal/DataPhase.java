@@ -17,6 +17,7 @@ import org.objrdma.api.transport.TransportException;
 import org.objrdma.api.transport.WcOpcode;
 import org.objrdma.api.transport.WcStatus;
 import org.objrdma.api.transport.WorkRequest;
+import org.objrdma.wire.DialPacing;
 
 /**
  * The data phase of one READY, through the Transport SPI ({@code runDataPhase} of the C core).
@@ -52,26 +53,43 @@ final class DataPhase {
      * @param cookie       the immediate value both directions carry
      * @param wrId         id of the one work request posted
      * @param execTimeoutMs how long the transfer may take
+     * @param pacing       how a failed dial of the client answers ({@link #connect})
      */
     static DataPhaseResult run(Channel channel, EndpointInfo remote, Op op, ScatterGatherEntry staging,
-                               RemoteRegion clientRegion, int cookie, long wrId, long execTimeoutMs) {
+                               RemoteRegion clientRegion, int cookie, long wrId, long execTimeoutMs,
+                               DialPacing pacing) {
         java.time.Duration timeout = java.time.Duration.ofMillis(execTimeoutMs);
         if (op == Op.PUT) {
             CompletableFuture<BatchResult> receive = channel.submit(List.of(WorkRequest.recv(wrId, staging)), timeout);
-            try {
-                channel.connect(remote);
-            } catch (TransportException e) {
-                return DataPhaseResult.of(ReadyOutcome.WIRE_FAIL, "connect failed: " + e.getMessage());
+            DataPhaseResult refused = connect(channel, remote, pacing);
+            if (refused != null) {
+                return refused;
             }
             return classifyPut(await(receive, execTimeoutMs), wrId, cookie, staging.length());
         }
-        try {
-            channel.connect(remote);
-        } catch (TransportException e) {
-            return DataPhaseResult.of(ReadyOutcome.WIRE_FAIL, "connect failed: " + e.getMessage());
+        DataPhaseResult refused = connect(channel, remote, pacing);
+        if (refused != null) {
+            return refused;
         }
         WorkRequest write = WorkRequest.writeWithImm(wrId, staging, clientRegion.address(), clientRegion.rkey(), cookie);
         return classifyGet(await(channel.submit(List.of(write), timeout), execTimeoutMs), wrId, staging.length());
+    }
+
+    /**
+     * Connects {@code channel} to the client; null when connected, else WIRE_FAIL returned only once
+     * {@link DialPacing#delay()} has passed since the dial began. The client's READY answer carries the outcome
+     * alone, so with the pad it is the same for a closed port, a filtered one and one that does not speak the
+     * protocol; the reason stays in the detail, which goes to the server's log only.
+     */
+    static DataPhaseResult connect(Channel channel, EndpointInfo remote, DialPacing pacing) {
+        long started = System.nanoTime();
+        try {
+            channel.connect(remote);
+            return null;
+        } catch (TransportException e) {
+            pacing.padFailure(started);
+            return DataPhaseResult.of(ReadyOutcome.WIRE_FAIL, "connect failed: " + e.getMessage());
+        }
     }
 
     /**

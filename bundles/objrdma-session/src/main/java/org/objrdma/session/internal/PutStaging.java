@@ -61,7 +61,8 @@ record PutStaging(RemoteSlice access, CompletableFuture<BatchResult> armedReceiv
                            EndpointInfo client, int clientPsn, long wrId, Duration receiveTimeout)
             throws TransportException {
         try {
-            return new PutStaging(RemoteSlice.grant(channel, region, offset, size, CLIENT_WRITES), null, 0);
+            // opaque where the transport can (TCP): the PREPARE answer shows the client no server address
+            return new PutStaging(RemoteSlice.grantOpaque(channel, region, offset, size, CLIENT_WRITES), null, 0);
         } catch (TransportException e) {
             boolean grantsOnceConnected = e.error() == TransportError.WRONG_STATE
                     && channel.state() == ChannelState.INIT;

@@ -83,10 +83,24 @@ public @interface SessionConfiguration {
 
     @AttributeDefinition(name = "Allowed client addresses", required = false,
             description = "Comma- or space-separated literal CIDR blocks (127.0.0.0/8, ::1) a PREPARE client endpoint may"
-                    + " name although the address policy refuses them by default: loopback, unspecified, multicast and"
-                    + " this host's own addresses. Empty (default): none. A host name, a bad prefix or host bits below"
-                    + " the prefix fail activation naming allow.addresses.")
+                    + " name although the address policy refuses them: unspecified and 0.0.0.0/8, loopback, link-local"
+                    + " (169.254.0.0/16, fe80::/10), multicast, broadcast and reserved, this host's own addresses"
+                    + " (IPv4 carried in IPv6 judged as IPv4), and the deny list. Empty (default): none. A host name, a"
+                    + " bad prefix or host bits below the prefix fail activation naming allow.addresses.")
     String allow_addresses() default "";
+
+    @AttributeDefinition(name = "Denied client addresses", required = false,
+            description = "Comma- or space-separated literal CIDR blocks a PREPARE client endpoint may not name, and the"
+                    + " word private for 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10 and fc00::/7."
+                    + " The allow list is the exception. Empty (default): none. A bad entry fails activation naming"
+                    + " deny.addresses.")
+    String deny_addresses() default "";
+
+    @AttributeDefinition(name = "Failed dial delay (ms)", min = "100", max = "60000",
+            description = "READY's dial of the client endpoint is cut off after this long, and a failed dial is"
+                    + " answered (WIRE) only once this long has passed since it began, whatever the port did: closed,"
+                    + " filtered or open without an objrdma agent look the same. 100..60000, default 2500.")
+    long dial_failure_delay_ms() default 2_500;
 
     @AttributeDefinition(name = "Transport filter", required = false,
             description = "OSGi filter choosing the Transport service, e.g. (objrdma.transport.name=tcp)."

@@ -121,7 +121,9 @@ public final class SessionCore implements SessionManager {
         this.stageSlots = new SlotCounter("stage", settings.maxStageSlots());
         this.deadlineSlots = new DeadlineSlots(Math.toIntExact(settings.maxSessions()));
         // one request in flight per direction; connecting may use the whole exec budget
-        this.channelOptions = new ChannelOptions(4, 4, 1, Duration.ofMillis(settings.execTimeoutMs()));
+        // a dial of the client endpoint is cut off at the failed-dial delay, so no failure can outlast the pad
+        this.channelOptions = new ChannelOptions(4, 4, 1,
+                settings.dialPacing().dialTimeout(Duration.ofMillis(settings.execTimeoutMs())));
     }
 
     // ------------------------------------------------------------------ environment
@@ -310,9 +312,9 @@ public final class SessionCore implements SessionManager {
                 }
                 stagingRegion = stagingAccess.access().remote();
             } else {
-                // a GET client reaches nothing on the server: the server writes into the client's memory
-                stagingRegion = new RemoteRegion(lease.region().address() + stagingOffset,
-                        chunk != 0 ? chunk : size, NO_REMOTE_KEY);
+                // a GET client reaches nothing on the server: the server writes into the client's memory, so the
+                // answer names no server address either (address 0, rkey 0)
+                stagingRegion = new RemoteRegion(0, chunk != 0 ? chunk : size, NO_REMOTE_KEY);
             }
             long now = clock.millis();
             Session s = new Session(id, epochs.incrementAndGet(), principal, request.op(), request.target(),
@@ -622,10 +624,10 @@ public final class SessionCore implements SessionManager {
                     ? DataPhase.awaitArmedPut(s.armedReceive, s.armedWrId, s.cookie, s.size, settings.execTimeoutMs())
                     : s.chunked()
                     ? ChunkedGetPhase.run(claim.channel(), claim.remote(), chunkPlan(s, claim), rest, claim.clientRegion(),
-                            s.cookie, workRequestIds::incrementAndGet, settings.execTimeoutMs())
+                            s.cookie, workRequestIds::incrementAndGet, settings.execTimeoutMs(), settings.dialPacing())
                     : DataPhase.run(claim.channel(), claim.remote(), s.op,
                             new ScatterGatherEntry(s.staging.region(), s.stagingOffset, s.size), claim.clientRegion(),
-                            s.cookie, claim.wrId(), settings.execTimeoutMs());
+                            s.cookie, claim.wrId(), settings.execTimeoutMs(), settings.dialPacing());
         } catch (RuntimeException e) {
             // a transport that throws instead of reporting a status must not leave the session claimed forever
             LOG.warn("session {}: transport {} threw during the data phase", s.id, s.transport.name(), e);

@@ -137,7 +137,8 @@ public final class SessionManagerComponent implements SessionManager {
                 String.valueOf(config.max_ready_slots()), String.valueOf(config.max_stage_slots()),
                 String.valueOf(config.reaper_period_ms()), String.valueOf(config.lease_timeout_ms()),
                 String.valueOf(config.shutdown_timeout_ms()), config.dev_name(),
-                String.valueOf(config.control_plane_only()), config.allow_addresses(), config.node_id(),
+                String.valueOf(config.control_plane_only()), config.allow_addresses(), config.deny_addresses(),
+                String.valueOf(config.dial_failure_delay_ms()), config.node_id(),
                 config.nodes());
     }
 
@@ -179,6 +180,8 @@ public final class SessionManagerComponent implements SessionManager {
                 .devName(config.dev_name())
                 .controlPlaneOnly(config.control_plane_only())
                 .allowAddresses(config.allow_addresses())
+                .denyAddresses(config.deny_addresses())
+                .dialFailureDelayMs(config.dial_failure_delay_ms())
                 .build();
     }
 

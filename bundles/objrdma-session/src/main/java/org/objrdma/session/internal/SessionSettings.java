@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.regex.Pattern;
 import org.objrdma.api.session.SessionLimits;
 import org.objrdma.wire.AddressPolicy;
+import org.objrdma.wire.DialPacing;
 import org.objrdma.wire.TokenResult;
 
 /**
@@ -27,8 +28,11 @@ import org.objrdma.wire.TokenResult;
  * @param shutdownTimeoutMs   {@value #SHUTDOWN_TIMEOUT_MS}
  * @param devName             {@value #DEV_NAME}, empty for "any transport"
  * @param controlPlaneOnly    {@value #CONTROL_PLANE_ONLY}: admit sessions without a client endpoint (a test mode)
- * @param addressPolicy       from {@value #ALLOW_ADDRESSES}: which client endpoints PREPARE admits (loopback and this
- *                            host's own addresses only if the allow list names them)
+ * @param addressPolicy       from {@value #ALLOW_ADDRESSES} and {@value #DENY_ADDRESSES}: which client endpoints
+ *                            PREPARE admits (see {@link AddressPolicy}: loopback, link-local, broadcast, this host's
+ *                            own addresses and the deny list only if the allow list names them)
+ * @param dialPacing          from {@value #DIAL_FAILURE_DELAY_MS}: READY's dial of the client endpoint is cut off at
+ *                            that delay, and a failed one answers only once it has passed (no port scanning)
  *
  * <p>The C core's {@code gid_hint}, {@code port} and {@code gid_index} are not settings here: the port and
  * GID a session uses are those of the verbs transport it runs on, chosen by that transport's own
@@ -38,7 +42,7 @@ public record SessionSettings(long maxSessions, long maxUserSessions, long maxSt
                               long maxQps, long maxUserQps, long prepTimeoutMs, long execTimeoutMs,
                               int maxReadySlots, int maxStageSlots, long reaperPeriodMs, long leaseTimeoutMs,
                               long shutdownTimeoutMs, String devName, boolean controlPlaneOnly,
-                              AddressPolicy addressPolicy) {
+                              AddressPolicy addressPolicy, DialPacing dialPacing) {
 
     public static final String MAX_SESSIONS = "max.sessions";
     public static final String MAX_USER_SESSIONS = "max.user.sessions";
@@ -56,6 +60,8 @@ public record SessionSettings(long maxSessions, long maxUserSessions, long maxSt
     public static final String DEV_NAME = "dev.name";
     public static final String CONTROL_PLANE_ONLY = "control.plane.only";
     public static final String ALLOW_ADDRESSES = "allow.addresses";
+    public static final String DENY_ADDRESSES = "deny.addresses";
+    public static final String DIAL_FAILURE_DELAY_MS = "dial.failure.delay.ms";
 
     /** Longest accepted timeout: one day. Keeps {@code now + timeout} far from overflow. */
     public static final long MAX_TIMEOUT_MS = 86_400_000L;
@@ -92,6 +98,8 @@ public record SessionSettings(long maxSessions, long maxUserSessions, long maxSt
         b.devName = devName;
         b.controlPlaneOnly = controlPlaneOnly;
         b.allowAddresses = addressPolicy.allowList();
+        b.denyAddresses = addressPolicy.denyList();
+        b.dialFailureDelayMs = dialPacing.delay().toMillis();
         return b;
     }
 
@@ -120,6 +128,8 @@ public record SessionSettings(long maxSessions, long maxUserSessions, long maxSt
         String devName = "";
         boolean controlPlaneOnly;
         String allowAddresses = "";
+        String denyAddresses = "";
+        long dialFailureDelayMs = DialPacing.DEFAULT_DELAY_MS;
 
         private Builder() {
         }
@@ -141,6 +151,9 @@ public record SessionSettings(long maxSessions, long maxUserSessions, long maxSt
         public Builder controlPlaneOnly(boolean v) { controlPlaneOnly = v; return this; }
         /** Comma- or space-separated literal CIDR blocks (see {@link AddressPolicy#parse(String)}); empty: none. */
         public Builder allowAddresses(String v) { allowAddresses = v; return this; }
+        /** As the allow list, plus the word {@code private} (see {@link AddressPolicy#parse(String, String)}). */
+        public Builder denyAddresses(String v) { denyAddresses = v; return this; }
+        public Builder dialFailureDelayMs(long v) { dialFailureDelayMs = v; return this; }
 
         /**
          * Validates every value and returns the settings.
@@ -170,9 +183,16 @@ public record SessionSettings(long maxSessions, long maxUserSessions, long maxSt
                 throw refuse(ALLOW_ADDRESSES, "'" + allowAddresses + "'", "comma- or space-separated literal CIDR"
                         + " blocks such as 127.0.0.0/8, ::1 (" + policy.detail() + ")");
             }
+            policy = AddressPolicy.parse(allowAddresses, denyAddresses);
+            if (!policy.isOk()) {
+                throw refuse(DENY_ADDRESSES, "'" + denyAddresses + "'", "comma- or space-separated literal CIDR"
+                        + " blocks such as 198.51.100.0/24, or the word private (" + policy.detail() + ")");
+            }
+            range(DIAL_FAILURE_DELAY_MS, dialFailureDelayMs, DialPacing.MIN_DELAY_MS, DialPacing.MAX_DELAY_MS);
             return new SessionSettings(maxSessions, maxUserSessions, maxStagingBytes, maxUserStagingBytes, maxQps,
                     maxUserQps, prepTimeoutMs, execTimeoutMs, maxReadySlots, maxStageSlots, reaperPeriodMs,
-                    leaseTimeoutMs, shutdownTimeoutMs, dev, controlPlaneOnly, policy.value());
+                    leaseTimeoutMs, shutdownTimeoutMs, dev, controlPlaneOnly, policy.value(),
+                    DialPacing.ofMillis(dialFailureDelayMs));
         }
 
         private static void atLeastOne(String property, long value) {

@@ -34,6 +34,18 @@ class PrepareAddressPolicyTest {
     }
 
     @Test
+    void linkLocalBroadcastAndEmbeddedFormsAreRefusedAndTheDenyListIsApplied() {
+        Harness h = new Harness(Harness.settings().allowAddresses("").denyAddresses("private").build());
+        for (String refused : new String[] {"169.254.169.254", "fe80::1", "255.255.255.255", "0.1.2.3",
+                "64:ff9b::a9fe:a9fe", "::127.0.0.1", "2002:7f00:1::1", "10.0.0.7", "192.168.1.1", "fd00::7"}) {
+            assertEquals(RcStatus.ARG, h.core.prepare(putFrom(h, new InetSocketAddress(refused, 7471))).status(),
+                    refused);
+        }
+        assertEquals(0, h.core.liveSessions(), "a refusal creates nothing");
+        assertEquals(RcStatus.OK, h.core.prepare(putFrom(h, new InetSocketAddress("192.0.2.10", 7471))).status());
+    }
+
+    @Test
     void theAllowListAdmitsExactlyItsBlocks() {
         Harness h = new Harness(Harness.settings().allowAddresses("127.0.0.1/32").build());
         assertEquals(RcStatus.OK, h.core.prepare(putFrom(h, new InetSocketAddress("127.0.0.1", 7471))).status());

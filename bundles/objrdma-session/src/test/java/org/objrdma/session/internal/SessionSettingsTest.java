@@ -91,6 +91,26 @@ class SessionSettingsTest {
         refused("allow.addresses", b -> b.allowAddresses("localhost"));
         refused("allow.addresses", b -> b.allowAddresses("127.0.0.1/33"));
         refused("allow.addresses", b -> b.allowAddresses("10.0.0.1/8"));
+        refused("deny.addresses", b -> b.denyAddresses("privat"));
+        refused("deny.addresses", b -> b.denyAddresses("10.0.0.0/33"));
+        refused("dial.failure.delay.ms", b -> b.dialFailureDelayMs(99));
+        refused("dial.failure.delay.ms", b -> b.dialFailureDelayMs(60_001));
+    }
+
+    @Test
+    void theDenyListAndTheFailedDialDelayArriveFromTheConfiguration() {
+        SessionSettings defaults = SessionManagerComponent.settingsFrom(config(Map.of()));
+        assertEquals("", defaults.addressPolicy().denyList(), "no deny list by default");
+        assertEquals(Duration.ofMillis(2_500), defaults.dialPacing().delay());
+        SessionSettings s = SessionManagerComponent.settingsFrom(config(Map.of("deny.addresses", "private 198.51.100.0/24",
+                "dial.failure.delay.ms", 800L)));
+        assertEquals("10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,100.64.0.0/10,fc00:0:0:0:0:0:0:0/7,198.51.100.0/24",
+                s.addressPolicy().denyList());
+        assertEquals(Duration.ofMillis(800), s.dialPacing().delay());
+        assertEquals(s, s.toBuilder().build(), "the deny list and the delay survive toBuilder");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> SessionManagerComponent.settingsFrom(config(Map.of("deny.addresses", "private, intranet"))));
+        assertTrue(e.getMessage().contains("deny.addresses") && e.getMessage().contains("'intranet'"), e.getMessage());
     }
 
     @Test

@@ -2,6 +2,7 @@ package org.objrdma.session.internal;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
@@ -141,6 +142,8 @@ class TcpEndToEndTest {
             PrepareResponse prep = core.prepare(new PrepareRequest(ALICE, Op.GET, "/bucket/big", 0, SIZE, 0x123,
                     COOKIE, client.preparedEndpoint(), new RemoteRegion(client.region.address(), client.region.length(), client.region.rkey()))).orElseThrow();
             SessionId id = prep.sessionId();
+            assertEquals(0, prep.stagingRegion().address(), "a GET's PREPARE answer names no server address");
+            assertEquals(SessionCore.NO_REMOTE_KEY, prep.stagingRegion().rkey());
             SessionBuffer lease = core.borrowStaging(id).orElseThrow();
             MemorySegment.copy(MemorySegment.ofArray(object), 0, lease.buffer(), 0, SIZE);
             assertEquals(RcStatus.OK, core.finishStaging(id, lease.handle(), true, SIZE, "\"e1\"", ""));
@@ -204,10 +207,33 @@ class TcpEndToEndTest {
 
             SessionBuffer view = core.getPutData(prep.sessionId()).orElseThrow();
             assertArrayEquals(object, view.buffer().toArray(ValueLayout.JAVA_BYTE));
+            assertNotEquals(view.buffer().address(), prep.stagingRegion().address(),
+                    "the PUT's PREPARE answer is an opaque base, not the staging buffer's address");
             assertEquals(RcStatus.OK, core.finishPut(prep.sessionId(), view.handle(), true, "\"e2\"", ""));
             assertEquals(TerminalReason.COMPLETED, events.only(prep.sessionId()).reason());
             assertStagingAndChannelsReturned();
         }
+    }
+
+    /** The opaque base bounds the client's writes exactly as the real address did: one byte out is refused. */
+    @Test
+    void aForgedAddressOutsideThePutSessionsSliceIsRefused() throws Exception {
+        long[][] forged = {{-1, 2}, {SIZE, 1}, {-4096, 4096}};
+        for (long[] f : forged) {
+            try (Client client = new Client()) {
+                PrepareResponse prep = core.prepare(new PrepareRequest(ALICE, Op.PUT, "/bucket/forged", 0, SIZE,
+                        0x456, COOKIE, client.preparedEndpoint(), null)).orElseThrow();
+                assertEquals(RcStatus.OK, core.finishPrepare(prep.sessionId(), true));
+                client.channel.connect(prep.serverEndpoint());
+                WorkRequest write = WorkRequest.writeWithImm(7, new ScatterGatherEntry(client.region, 0, (int) f[1]),
+                        prep.stagingRegion().address() + f[0], prep.stagingRegion().rkey(), COOKIE);
+                Completion c = client.channel.submit(List.of(write), Duration.ofSeconds(10)).get(10, TimeUnit.SECONDS)
+                        .completions().get(0);
+                assertEquals(WcStatus.REM_ACCESS_ERR, c.status(), "base" + f[0] + " +" + f[1] + ": " + c);
+                assertEquals(RcStatus.OK, core.cancel(prep.sessionId(), ALICE));
+            }
+        }
+        assertStagingAndChannelsReturned();
     }
 
     @Test

@@ -207,6 +207,46 @@ public abstract class GrantContractTest {
                 TransportContractTest.checksum(back.segment(), 0, SLICE - 100));
     }
 
+    /**
+     * {@link Channel#grantOpaque}: whatever address the grant answers (an opaque base on TCP, the slice's address on
+     * verbs) is the one that reaches the slice's first byte, with the grant's bounds; on a transport whose base is
+     * opaque, the slice's real address with the grant's key reaches nothing.
+     */
+    @Test
+    void anOpaqueGrantIsReachedAtItsOwnAddressOnlyAndBoundsCheckedAsAnyGrant() throws Exception {
+        Target t = localOnlyTarget();
+        MemoryRegion src = source(SLICE + 1, 19);
+        long real = t.region().address() + SLICE_OFFSET;
+        Channel[] ch = connectedPair();
+        MemoryGrant g = later(ch[1].grantOpaque(t.region(), SLICE_OFFSET, SLICE, EnumSet.of(Access.REMOTE_WRITE,
+                Access.REMOTE_READ)));
+        if (g.address() != real) {
+            assertRefused(complete(ch[0], write(src, SLICE, real, g.rkey())));
+            assertTrue(t.untouched(), "the real address with the opaque grant's key wrote nothing");
+            ch = connectedPair();
+            g = later(ch[1].grantOpaque(t.region(), SLICE_OFFSET, SLICE, EnumSet.of(Access.REMOTE_WRITE,
+                    Access.REMOTE_READ)));
+        }
+        assertRefused(complete(ch[0], write(src, 1, g.address() - 1, g.rkey())));
+        assertTrue(t.untouched(), "the byte before the base");
+        ch = connectedPair();
+        g = later(ch[1].grantOpaque(t.region(), SLICE_OFFSET, SLICE, EnumSet.of(Access.REMOTE_WRITE,
+                Access.REMOTE_READ)));
+        assertRefused(complete(ch[0], write(src, SLICE + 1, g.address(), g.rkey())));
+        assertTrue(t.untouched(), "one byte too long");
+        ch = connectedPair();
+        g = later(ch[1].grantOpaque(t.region(), SLICE_OFFSET, SLICE, EnumSet.of(Access.REMOTE_WRITE,
+                Access.REMOTE_READ)));
+        assertEquals(WcStatus.SUCCESS, complete(ch[0], write(src, SLICE, g.address(), g.rkey())).status());
+        assertEquals(TransportContractTest.checksum(src.segment(), 0, SLICE),
+                TransportContractTest.checksum(t.memory(), SLICE_OFFSET, SLICE), "the bytes landed in the slice");
+        assertTrue(TransportContractTest.allBytesAre(t.memory(), 0, SLICE_OFFSET, UNTOUCHED), "guard before");
+        MemoryRegion back = source(SLICE, 0);
+        assertEquals(WcStatus.SUCCESS, complete(ch[0], read(back, SLICE - 100, g.address() + 100, g.rkey())).status());
+        assertEquals(TransportContractTest.checksum(src.segment(), 100, SLICE - 100),
+                TransportContractTest.checksum(back.segment(), 0, SLICE - 100));
+    }
+
     @Test
     void localOnlyRegionIsUnreachableWithItsOwnKey() throws Exception {
         Channel[] ch = connectedPair();

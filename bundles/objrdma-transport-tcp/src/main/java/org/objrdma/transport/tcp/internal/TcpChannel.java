@@ -99,6 +99,11 @@ final class TcpChannel implements Channel {
     private final ConcurrentLinkedQueue<Completion> completions = new ConcurrentLinkedQueue<>();
     private final CompletionSink pollQueue = completions::add;
 
+    /** Opaque grant bases: page-aligned, below 2^62 (base + any slice length stays far from wrapping). */
+    private static final long OPAQUE_BASE_MASK = 0x3FFF_FFFF_FFFF_F000L;
+    /** ... and never in the first 4 GiB, so a small forged address is never inside one. */
+    private static final long OPAQUE_BASE_FLOOR = 0x1_0000_0000L;
+
     /** This channel's grant table: the only place its connection resolves an odd rkey. */
     private final Map<Integer, TcpGrant> grants = new ConcurrentHashMap<>();
     /** Next grant number; rkeys of revoked grants do not come back until it wraps. Guarded by the lock. */
@@ -351,6 +356,22 @@ final class TcpChannel implements Channel {
     @Override
     public MemoryGrant grant(MemoryRegion region, long offset, long length, Set<Access> access)
             throws TransportException {
+        return grant(region, offset, length, access, false);
+    }
+
+    /**
+     * A grant whose {@link MemoryGrant#address()} is a random page-aligned base below 2^62 (so base + length never
+     * wraps), not the slice's address: the connection maps a peer's address back through the grant
+     * ({@link TcpGrant#regionOffset}), and checks the bounds against the base as for any grant.
+     */
+    @Override
+    public MemoryGrant grantOpaque(MemoryRegion region, long offset, long length, Set<Access> access)
+            throws TransportException {
+        return grant(region, offset, length, access, true);
+    }
+
+    private MemoryGrant grant(MemoryRegion region, long offset, long length, Set<Access> access, boolean opaque)
+            throws TransportException {
         if (region == null || access == null) {
             throw new TransportException(TransportError.INVALID_ARGUMENT, "region and access are required");
         }
@@ -393,7 +414,12 @@ final class TcpChannel implements Channel {
             do {
                 rkey = (nextGrant++ << 1) | 1;
             } while (grants.containsKey(rkey));
-            g = new TcpGrant(this, r, offset, length, access, rkey);
+            long real = r.address() + offset;
+            long base = real;
+            while (opaque && base == real) {
+                base = (transport.random().nextLong() & OPAQUE_BASE_MASK) | OPAQUE_BASE_FLOOR;
+            }
+            g = new TcpGrant(this, r, offset, length, access, rkey, base);
             grants.put(rkey, g);
         } finally {
             lock.unlock();

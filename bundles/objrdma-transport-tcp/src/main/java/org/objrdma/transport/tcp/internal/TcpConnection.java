@@ -76,6 +76,10 @@ final class TcpConnection {
 
     /** Where a checked remote access lands: a region, through one of this channel's grants or (deprecated) not. */
     private record RemoteTarget(TcpRegion region, TcpGrant grant) {
+        /** Where a checked remote address lies in the region: through the grant (whose base may be opaque). */
+        long regionOffset(long remoteAddress) {
+            return grant != null ? grant.regionOffset(remoteAddress) : remoteAddress - region.address();
+        }
     }
 
     private static final Ping PING = new Ping();
@@ -519,7 +523,7 @@ final class TcpConnection {
                     }
                 }
                 MemoryCursor cursor = length == 0 ? null : MemoryCursor.range(target.region(), target.grant(),
-                        remoteAddress - target.region().address(), length);
+                        target.regionOffset(remoteAddress), length);
                 beginInbound(seq, op, length, cursor, true, recv, hasImmediate, immediate);
             }
             case SEND, SEND_WITH_IMM -> {
@@ -553,7 +557,7 @@ final class TcpConnection {
                     owePeer(new Ack(seq, WcStatus.SUCCESS, false), Wire.HEADER_BYTES);
                 } else {
                     owePeer(new ReadResponse(seq, source.region(), source.grant(),
-                            remoteAddress - source.region().address(), length), Wire.HEADER_BYTES + length);
+                            source.regionOffset(remoteAddress), length), Wire.HEADER_BYTES + length);
                 }
             }
             default -> throw new ProtocolViolation("request " + seq + " with opcode " + op);

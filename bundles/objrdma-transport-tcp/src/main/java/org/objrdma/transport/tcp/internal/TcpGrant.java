@@ -23,15 +23,24 @@ final class TcpGrant implements MemoryGrant {
     private final long length;
     private final Set<Access> access;
     private final int rkey;
+    /** What the peer addresses the slice's first byte as: the slice's address, or an opaque base. */
+    private final long base;
     private final LeaseGate leases = new LeaseGate();
 
-    TcpGrant(TcpChannel channel, TcpRegion region, long offset, long length, Set<Access> access, int rkey) {
+    TcpGrant(TcpChannel channel, TcpRegion region, long offset, long length, Set<Access> access, int rkey,
+             long base) {
         this.channel = channel;
         this.region = region;
         this.offset = offset;
         this.length = length;
         this.access = Collections.unmodifiableSet(EnumSet.copyOf(access));
         this.rkey = rkey;
+        this.base = base;
+    }
+
+    /** Where {@code addr} (a peer's address, {@link #permits permitted} before) lies in the region. */
+    long regionOffset(long addr) {
+        return offset + (addr - base);
     }
 
     TcpRegion tcpRegion() {
@@ -93,7 +102,7 @@ final class TcpGrant implements MemoryGrant {
 
     @Override
     public long address() {
-        return region.address() + offset;
+        return base;
     }
 
     @Override
