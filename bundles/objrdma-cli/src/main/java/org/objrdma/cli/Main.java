@@ -49,12 +49,29 @@ public final class Main implements Callable<Integer> {
         return ExitCodes.USAGE;
     }
 
+    /** The deepest TLS failure's message in {@code e}'s causes (the most specific: e.g. the expiry), or null. */
+    static String tlsFailure(Throwable e) {
+        String found = null;
+        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof javax.net.ssl.SSLException || c instanceof java.security.cert.CertificateException
+                    || c instanceof java.security.cert.CertPathValidatorException) {
+                found = c.getClass().getSimpleName() + ": " + c.getMessage();
+            }
+        }
+        return found;
+    }
+
     private int report(Exception e) {
         int code;
         String message;
         if (e instanceof UserError u) {
             code = u.exitCode();
             message = u.getMessage();
+        } else if (tlsFailure(e) != null) {
+            // a certificate the client does not trust (wrong CA, expired, another host's name) or no TLS at all
+            code = ExitCodes.FAILED;
+            message = "TLS with the gateway failed: " + tlsFailure(e) + " (check --ca-bundle / AWS_CA_BUNDLE: the"
+                    + " gateway's certificate must chain to it, be valid now and name the endpoint's host)";
         } else if (e instanceof AwsServiceException s) {
             code = ExitCodes.FAILED;
             String detail;
