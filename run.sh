@@ -4,7 +4,8 @@
 #   ./run.sh           interactive Karaf console (logout or Ctrl-D stops it)
 #   ./run.sh server    no console; stop with Ctrl-C or bin/stop
 # Before Karaf starts it prints the S3 endpoint and the credential to use. On the first start it generates
-# the credential (from /dev/urandom) into etc/org.objrdma.store.fs.cfg.
+# the credential (from /dev/urandom) into etc/org.objrdma.store.fs.cfg, and the TLS material of the https endpoint
+# into etc/tls/ (bin/objrdma-tls; it prints the CA file clients trust; OBJRDMA_HTTPS=off ./run.sh: no HTTPS).
 # The distribution is unpacked under target/run/. Its data/ (logs, the object store under data/objrdma) and
 # the store's etc/org.objrdma.store.fs.cfg survive restarts and rebuilds; target/run/s3.env holds the
 # credential as AWS_* variables; data/cache is dropped on a
@@ -43,6 +44,8 @@ if [ ! -d "$home" ] || [ "$dist" -nt "$home" ]; then
         # keep what the user made: the object store, logs, the store's credential
         [ -d "$home/data" ] && { rm -rf "$new_home/data"; mv "$home/data" "$new_home/data"; rm -rf "$new_home/data/cache" "$new_home/data/tmp"; }
         [ -f "$home/$store_cfg" ] && cp "$home/$store_cfg" "$new_home/$store_cfg"
+        # the TLS material clients already trust (HTTPS block below)
+        [ -d "$home/etc/tls" ] && cp -a "$home/etc/tls" "$new_home/etc/tls"
         rm -rf "$home"
     fi
     mv "$new_home" "$home"
@@ -90,6 +93,26 @@ allow_loopback "$home/etc/org.objrdma.session.cfg"
 port=$(cfg_value "$home/etc/org.ops4j.pax.web.cfg" org.osgi.service.http.port)
 port=${port:-8181}
 
+# --- HTTPS (README "HTTPS") -------------------------------------------------------------------------------------
+# The S3 port over TLS: bin/objrdma-tls generates (only what is missing) a CA and a server keystore for 127.0.0.1 and
+# localhost under etc/tls/ (secrets 0600, the password only in etc/tls/keystore.password) and turns Pax Web's secure
+# connector on; plain HTTP stays where it was. OBJRDMA_HTTPS=off ./run.sh leaves HTTPS off. A keystore of your own:
+# README "HTTPS".
+https_line=""
+https_env=""
+if [ "${OBJRDMA_HTTPS:-on}" != off ]; then
+    ca_file=$("$home/bin/objrdma-tls")
+    https_port=$(cfg_value "$home/etc/org.ops4j.pax.web.cfg" org.osgi.service.http.port.secure)
+    https_port=${https_port:-8443}
+    https_line="objrdma: S3 over TLS   https://127.0.0.1:${https_port}   CA file ${ca_file}  (aws --ca-bundle, bin/objrdma --ca-bundle)"
+    https_env="export S3_HTTPS_ENDPOINT=https://127.0.0.1:${https_port}
+export S3_CA_BUNDLE=${ca_file}"
+elif [ -f "$home/etc/org.ops4j.pax.web.cfg" ]; then # off: also when an earlier start turned it on
+    sed -i -E 's/^([[:space:]]*org\.osgi\.service\.http\.secure\.enabled[[:space:]]*[=:]).*$/\1 false/' \
+        "$home/etc/org.ops4j.pax.web.cfg"
+fi
+# --- end HTTPS ----------------------------------------------------------------------------------------------------
+
 # for the README walk-through: ". target/run/s3.env" sets what the aws CLI and curl need
 cat > target/run/s3.env <<ENV
 export AWS_ACCESS_KEY_ID=${access_key}
@@ -97,9 +120,11 @@ export AWS_SECRET_ACCESS_KEY=${secret_key}
 export AWS_DEFAULT_REGION=us-east-1
 export S3_ENDPOINT=http://127.0.0.1:${port}
 export AWS_ENDPOINT_URL=http://127.0.0.1:${port}
+${https_env}
 ENV
 cat <<INFO
 objrdma: S3 endpoint   http://127.0.0.1:${port}   (region us-east-1, path style)
+${https_line:-objrdma: S3 over TLS   off (OBJRDMA_HTTPS=off)}
 objrdma: access key    ${access_key}
 objrdma: secret key    ${secret_key}
 objrdma: environment   target/run/s3.env  (. target/run/s3.env; /usr/bin/aws --endpoint-url \$S3_ENDPOINT s3 ls)
