@@ -49,16 +49,29 @@ public final class Main implements Callable<Integer> {
         return ExitCodes.USAGE;
     }
 
-    /** The deepest TLS failure's message in {@code e}'s causes (the most specific: e.g. the expiry), or null. */
+    /**
+     * What went wrong in TLS, or null when {@code e} is no TLS failure: the handshake's own message (e.g. "PKIX path
+     * building failed: ...") and the deepest certificate cause (e.g. CertificateExpiredException and its dates).
+     */
     static String tlsFailure(Throwable e) {
-        String found = null;
+        Throwable handshake = null;
+        Throwable deepest = null;
         for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof javax.net.ssl.SSLException && handshake == null) {
+                handshake = c;
+            }
             if (c instanceof javax.net.ssl.SSLException || c instanceof java.security.cert.CertificateException
                     || c instanceof java.security.cert.CertPathValidatorException) {
-                found = c.getClass().getSimpleName() + ": " + c.getMessage();
+                deepest = c;
             }
         }
-        return found;
+        if (deepest == null) {
+            return null;
+        }
+        Throwable first = handshake != null ? handshake : deepest;
+        String text = first.getClass().getSimpleName() + ": " + first.getMessage();
+        return deepest == first ? text : text + " [" + deepest.getClass().getSimpleName() + ": "
+                + deepest.getMessage() + "]";
     }
 
     private int report(Exception e) {
