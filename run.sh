@@ -12,6 +12,8 @@
 # target/run/s3.env holds the credential as AWS_* variables; data/cache is dropped on a
 # rebuild so the new bundles are the ones that run. Everything under target/run is its owner's only
 # (umask 077: secrets 0600, directories 0700).
+# The TLS material of the https endpoint goes into etc/tls/ (bin/objrdma-tls; it prints the CA file clients trust;
+# OBJRDMA_HTTPS=off ./run.sh: no HTTPS).
 set -euo pipefail
 cd "$(dirname "$0")"
 . scripts/jdk.sh
@@ -52,6 +54,8 @@ if [ ! -d "$home" ] || [ "$dist" -nt "$home" ]; then
         [ -d "$home/data" ] && { rm -rf "$new_home/data"; mv "$home/data" "$new_home/data"; rm -rf "$new_home/data/cache" "$new_home/data/tmp"; }
         [ -f "$home/$store_cfg" ] && cp "$home/$store_cfg" "$new_home/$store_cfg"
         [ -f "$home/etc/users.properties" ] && cp "$home/etc/users.properties" "$new_home/etc/users.properties"
+        # the TLS material clients already trust (HTTPS block below)
+        [ -d "$home/etc/tls" ] && cp -a "$home/etc/tls" "$new_home/etc/tls"
         rm -rf "$home"
     fi
     mv "$new_home" "$home"
@@ -116,6 +120,26 @@ port=$(cfg_value "$home/etc/org.ops4j.pax.web.cfg" org.osgi.service.http.port)
 port=${port:-8181}
 ssh_port=$(cfg_value "$home/etc/org.apache.karaf.shell.cfg" sshPort)
 
+# --- HTTPS (README "HTTPS") -------------------------------------------------------------------------------------
+# The S3 port over TLS: bin/objrdma-tls generates (only what is missing) a CA and a server keystore for 127.0.0.1 and
+# localhost under etc/tls/ (secrets 0600, the password only in etc/tls/keystore.password) and turns Pax Web's secure
+# connector on; plain HTTP stays where it was. OBJRDMA_HTTPS=off ./run.sh leaves HTTPS off. A keystore of your own:
+# README "HTTPS".
+https_line=""
+https_env=""
+if [ "${OBJRDMA_HTTPS:-on}" != off ]; then
+    ca_file=$("$home/bin/objrdma-tls")
+    https_port=$(cfg_value "$home/etc/org.ops4j.pax.web.cfg" org.osgi.service.http.port.secure)
+    https_port=${https_port:-8443}
+    https_line="objrdma: S3 over TLS   https://127.0.0.1:${https_port}   CA file ${ca_file}  (aws --ca-bundle, bin/objrdma --ca-bundle)"
+    https_env="export S3_HTTPS_ENDPOINT=https://127.0.0.1:${https_port}
+export S3_CA_BUNDLE=${ca_file}"
+elif [ -f "$home/etc/org.ops4j.pax.web.cfg" ]; then # off: also when an earlier start turned it on
+    sed -i -E 's/^([[:space:]]*org\.osgi\.service\.http\.secure\.enabled[[:space:]]*[=:]).*$/\1 false/' \
+        "$home/etc/org.ops4j.pax.web.cfg"
+fi
+# --- end HTTPS ----------------------------------------------------------------------------------------------------
+
 # for the README walk-through: ". target/run/s3.env" sets what the aws CLI and curl need; written anew (an
 # older s3.env may have been created wider than 0600, and a rewrite in place would keep its mode)
 rm -f target/run/s3.env
@@ -125,9 +149,11 @@ export AWS_SECRET_ACCESS_KEY=${secret_key}
 export AWS_DEFAULT_REGION=us-east-1
 export S3_ENDPOINT=http://127.0.0.1:${port}
 export AWS_ENDPOINT_URL=http://127.0.0.1:${port}
+${https_env}
 ENV
 cat <<INFO
 objrdma: S3 endpoint   http://127.0.0.1:${port}   (region us-east-1, path style)
+${https_line:-objrdma: S3 over TLS   off (OBJRDMA_HTTPS=off)}
 objrdma: access key    ${access_key}
 objrdma: secret key    ${secret_key}
 objrdma: environment   target/run/s3.env  (. target/run/s3.env; /usr/bin/aws --endpoint-url \$S3_ENDPOINT s3 ls)

@@ -28,13 +28,18 @@ import software.amazon.awssdk.regions.Region;
  *   <li>region: {@code --region}, {@code AWS_REGION}, {@code AWS_DEFAULT_REGION}, the profile's {@code region},
  *       else {@code us-east-1};</li>
  *   <li>endpoint: {@code --endpoint-url}, {@code AWS_ENDPOINT_URL_S3}, {@code AWS_ENDPOINT_URL}, the profile's
- *       {@code endpoint_url}; there is no default (the gateway is not AWS).</li>
+ *       {@code endpoint_url}; there is no default (the gateway is not AWS);</li>
+ *   <li>CA bundle (an https endpoint's trust): {@code --ca-bundle}, {@code AWS_CA_BUNDLE}, the profile's
+ *       {@code ca_bundle}; else the JDK's default trust store ({@code caBundle} null).</li>
  * </ul>
  */
-record ClientConfig(URI endpoint, Region region, AwsCredentials credentials, String profile) {
+record ClientConfig(URI endpoint, Region region, AwsCredentials credentials, String profile, CaBundle caBundle) {
 
     /** The command line's part: each may be null. */
-    record Flags(String endpointUrl, String profile, String region) {
+    record Flags(String endpointUrl, String profile, String region, String caBundle) {
+        Flags(String endpointUrl, String profile, String region) {
+            this(endpointUrl, profile, region, null);
+        }
     }
 
     static ClientConfig resolve(Flags flags, Map<String, String> env) throws UserError {
@@ -78,7 +83,10 @@ record ClientConfig(URI endpoint, Region region, AwsCredentials credentials, Str
             throw new UserError(ExitCodes.CONFIG, "no endpoint: pass --endpoint-url http://HOST:PORT or set"
                     + " AWS_ENDPOINT_URL (or endpoint_url in the profile '" + profileName + "')");
         }
-        return new ClientConfig(endpoint(endpoint), Region.of(region), credentials, profileName);
+        String caBundle = first(flags.caBundle(), env.get("AWS_CA_BUNDLE"),
+                profile.flatMap(p -> p.property("ca_bundle")).orElse(null));
+        return new ClientConfig(endpoint(endpoint), Region.of(region), credentials, profileName,
+                caBundle == null ? null : CaBundle.load(Path.of(caBundle)));
     }
 
     private static ProfileFile profiles(Path config, Path credentials) throws UserError {

@@ -9,6 +9,11 @@ final class CommonOptions {
             + " (else AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL, the profile's endpoint_url)")
     String endpointUrl;
 
+    @Option(names = "--ca-bundle", paramLabel = "FILE", description = "PEM file of the certificates an https"
+            + " endpoint is checked against, instead of the JDK's trust store (else AWS_CA_BUNDLE, the profile's"
+            + " ca_bundle), e.g. the CA file ./run.sh prints")
+    String caBundle;
+
     @Option(names = "--profile", paramLabel = "NAME", description = "profile of ~/.aws/config and ~/.aws/credentials"
             + " (else AWS_PROFILE, else default); an explicit --profile wins over AWS_ACCESS_KEY_ID")
     String profile;
@@ -38,7 +43,7 @@ final class CommonOptions {
     boolean quiet;
 
     ClientConfig.Flags flags() {
-        return new ClientConfig.Flags(endpointUrl, profile, region);
+        return new ClientConfig.Flags(endpointUrl, profile, region, caBundle);
     }
 
     static final class ProtocolConverter implements picocli.CommandLine.ITypeConverter<RdmaProtocol> {

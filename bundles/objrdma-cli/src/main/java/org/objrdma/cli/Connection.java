@@ -7,6 +7,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.Map;
+import javax.net.ssl.SSLContext;
 import org.objrdma.api.transport.TransportException;
 import org.objrdma.client.ClientMemory;
 import org.objrdma.client.sdk.RdmaProtocol;
@@ -14,7 +15,9 @@ import org.objrdma.client.sdk.RdmaS3;
 import org.objrdma.transport.tcp.StandaloneTcpTransport;
 import org.objrdma.transport.tcp.TcpTransports;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.apache5.Apache5HttpClient;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3ClientBuilder;
 
 /**
  * What one command holds, opened in order and closed in reverse: the client's TCP transport (its memory agent, on the
@@ -34,9 +37,17 @@ final class Connection implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             throw new UserError(ExitCodes.USAGE, "bad --bind-address '" + bind + "': " + e.getMessage());
         }
-        s3 = S3Client.builder().endpointOverride(config.endpoint()).region(config.region()).forcePathStyle(true)
-                .credentialsProvider(StaticCredentialsProvider.create(config.credentials())).build();
-        rdma = RdmaS3.create(s3, transport, protocol);
+        S3ClientBuilder b = S3Client.builder().endpointOverride(config.endpoint()).region(config.region())
+                .forcePathStyle(true).credentialsProvider(StaticCredentialsProvider.create(config.credentials()));
+        SSLContext tls = null;
+        if (config.caBundle() != null) {
+            // one trust for both HTTP paths: the S3Client's (SDK) and the RC routes' (JDK client)
+            CaBundle bundle = config.caBundle();
+            b.httpClientBuilder(Apache5HttpClient.builder().tlsTrustManagersProvider(bundle::trustManagers));
+            tls = bundle.sslContext();
+        }
+        s3 = b.build();
+        rdma = RdmaS3.create(s3, transport, protocol, RdmaS3.DEFAULT_TIMEOUT, tls);
     }
 
     static Connection open(ClientConfig config, RdmaProtocol protocol, String bindAddress) throws UserError, IOException {

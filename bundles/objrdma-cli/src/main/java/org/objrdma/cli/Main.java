@@ -49,12 +49,42 @@ public final class Main implements Callable<Integer> {
         return ExitCodes.USAGE;
     }
 
+    /**
+     * What went wrong in TLS, or null when {@code e} is no TLS failure: the handshake's own message (e.g. "PKIX path
+     * building failed: ...") and the deepest certificate cause (e.g. CertificateExpiredException and its dates).
+     */
+    static String tlsFailure(Throwable e) {
+        Throwable handshake = null;
+        Throwable deepest = null;
+        for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof javax.net.ssl.SSLException && handshake == null) {
+                handshake = c;
+            }
+            if (c instanceof javax.net.ssl.SSLException || c instanceof java.security.cert.CertificateException
+                    || c instanceof java.security.cert.CertPathValidatorException) {
+                deepest = c;
+            }
+        }
+        if (deepest == null) {
+            return null;
+        }
+        Throwable first = handshake != null ? handshake : deepest;
+        String text = first.getClass().getSimpleName() + ": " + first.getMessage();
+        return deepest == first ? text : text + " [" + deepest.getClass().getSimpleName() + ": "
+                + deepest.getMessage() + "]";
+    }
+
     private int report(Exception e) {
         int code;
         String message;
         if (e instanceof UserError u) {
             code = u.exitCode();
             message = u.getMessage();
+        } else if (tlsFailure(e) != null) {
+            // a certificate the client does not trust (wrong CA, expired, another host's name) or no TLS at all
+            code = ExitCodes.FAILED;
+            message = "TLS with the gateway failed: " + tlsFailure(e) + " (check --ca-bundle / AWS_CA_BUNDLE: the"
+                    + " gateway's certificate must chain to it, be valid now and name the endpoint's host)";
         } else if (e instanceof AwsServiceException s) {
             code = ExitCodes.FAILED;
             String detail;

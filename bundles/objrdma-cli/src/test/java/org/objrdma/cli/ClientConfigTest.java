@@ -124,4 +124,54 @@ class ClientConfigTest {
         assertEquals(ExitCodes.CONFIG, none.exitCode());
         assertTrue(none.getMessage().contains("AWS_ACCESS_KEY_ID"), none.getMessage());
     }
+
+    /** A self-signed certificate in PEM made by the JDK's keytool (what bin/objrdma-tls uses), its subject CN=cn. */
+    private Path pem(String name, String cn) throws Exception {
+        Path store = home.resolve(name + ".p12");
+        Path pem = home.resolve(name + ".pem");
+        String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
+        for (String[] cmd : new String[][] {
+                {keytool, "-genkeypair", "-alias", "ca", "-keyalg", "EC", "-dname", "CN=" + cn, "-keystore",
+                        store.toString(), "-storetype", "PKCS12", "-storepass", "test-only"},
+                {keytool, "-exportcert", "-rfc", "-alias", "ca", "-keystore", store.toString(), "-storepass",
+                        "test-only", "-file", pem.toString()}}) {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes());
+            assertEquals(0, p.waitFor(), out);
+        }
+        return pem;
+    }
+
+    /** --ca-bundle, else AWS_CA_BUNDLE, else the profile's ca_bundle (the aws CLI's order); none: the JDK's trust. */
+    @Test
+    void caBundleFromTheFlagTheEnvironmentOrTheProfile() throws Exception {
+        Path flag = pem("flag", "flag CA");
+        Path fromEnv = pem("env", "env CA");
+        Path fromProfile = pem("profile", "profile CA");
+        assertEquals(null, ClientConfig.resolve(new ClientConfig.Flags("https://h:1", null, null), env).caBundle());
+        Files.writeString(home.resolve(".aws/config"), "[default]\nca_bundle = " + fromProfile + "\n");
+        assertEquals(fromProfile, ClientConfig.resolve(new ClientConfig.Flags("https://h:1", null, null), env)
+                .caBundle().file());
+        env.put("AWS_CA_BUNDLE", fromEnv.toString());
+        assertEquals(fromEnv, ClientConfig.resolve(new ClientConfig.Flags("https://h:1", null, null), env)
+                .caBundle().file());
+        ClientConfig c = ClientConfig.resolve(new ClientConfig.Flags("https://h:1", null, null, flag.toString()), env);
+        assertEquals(flag, c.caBundle().file());
+        javax.net.ssl.X509TrustManager tm = (javax.net.ssl.X509TrustManager) c.caBundle().trustManagers()[0];
+        assertEquals(1, tm.getAcceptedIssuers().length, "only the bundle's certificate is trusted");
+        assertTrue(tm.getAcceptedIssuers()[0].getSubjectX500Principal().getName().contains("flag CA"));
+    }
+
+    @Test
+    void aMissingOrEmptyCaBundleIsAConfigurationError() throws Exception {
+        UserError missing = assertThrows(UserError.class, () -> ClientConfig.resolve(
+                new ClientConfig.Flags("https://h:1", null, null, home.resolve("nope.pem").toString()), env));
+        assertEquals(ExitCodes.CONFIG, missing.exitCode());
+        assertTrue(missing.getMessage().contains("nope.pem"), missing.getMessage());
+        Files.writeString(home.resolve("empty.pem"), "not a certificate\n");
+        UserError empty = assertThrows(UserError.class, () -> ClientConfig.resolve(
+                new ClientConfig.Flags("https://h:1", null, null, home.resolve("empty.pem").toString()), env));
+        assertEquals(ExitCodes.CONFIG, empty.exitCode());
+        assertTrue(empty.getMessage().contains("certificate"), empty.getMessage());
+    }
 }

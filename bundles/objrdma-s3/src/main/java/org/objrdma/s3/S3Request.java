@@ -31,6 +31,15 @@ public interface S3Request {
         return values.isEmpty() ? null : values.get(0);
     }
 
+    /**
+     * Whether the request arrived over TLS ({@code https}). SigV4 does not sign the scheme; this decides the scheme
+     * of the absolute URLs the gateway writes (CompleteMultipartUpload's Location) and that no https request is
+     * redirected to a plain-http node. An implementation that cannot tell answers false (the default).
+     */
+    default boolean secure() {
+        return false;
+    }
+
     /** The request body as sent on the wire (after HTTP transfer decoding). */
     InputStream body() throws IOException;
 }

@@ -81,6 +81,24 @@ class NodeRoutingTest {
         }
     }
 
+    /** A request that came over https is never redirected to a node listed with a plain-http endpoint. */
+    @Test
+    void anHttpsRequestIsNotRedirectedToAPlainHttpOwner() throws Exception {
+        assertEquals(200, b.call("PUT", "/bkt/obj", "", random(4096, 9)).status);
+        try (ClientMemory mem = b.memory(4096)) {
+            Prepared p = b.prepare(Op.GET, mem, "/bkt/obj", 0, 4096);
+            assertEquals(200, p.response().status, p.response().text());
+            TestResponse refused = c.call(SdkSigner.sign("POST", "/.hipobj-rc/cancel", "", new byte[0],
+                    SdkSigner.Body.UNSIGNED, Instant.now(), RdmaFixture.rcHeaders(RdmaHeaders.SESSION,
+                            p.session().hex())).secure(true));
+            assertEquals(400, refused.status, refused.text());
+            assertNull(refused.header("Location"));
+            assertTrue(refused.text().contains("not redirected to plain http"), refused.text());
+            assertEquals(204, b.cancel(SdkSigner.AK, SdkSigner.SECRET, p.session().hex()).status);
+            p.transfer().close();
+        }
+    }
+
     @Test
     void cancelOnAnotherNodeIsRedirectedWithItsQuery() throws Exception {
         assertEquals(200, b.call("PUT", "/bkt/obj", "", random(4096, 8)).status);

@@ -193,6 +193,31 @@ class S3GatewayTest {
         return m.group(1);
     }
 
+    /**
+     * CompleteMultipartUpload's Location is an absolute URL with the scheme the request came by (SigV4 does not sign
+     * the scheme, the connection tells it): https over TLS, the key URI-encoded; before, "/bkt/key" whatever the
+     * scheme.
+     */
+    @Test
+    void completeMultipartLocationCarriesTheSchemeTheRequestCameBy() throws Exception {
+        for (boolean tls : new boolean[] {false, true}) {
+            String key = "/bkt/a%20b/" + (tls ? "tls" : "plain");
+            TestResponse created = call(SdkSigner.sign("POST", key, "uploads", new byte[0], Body.SIGNED_HASH,
+                    Instant.now()).secure(tls));
+            String id = uploadId(created);
+            TestResponse p1 = call(SdkSigner.sign("PUT", key, "partNumber=1&uploadId=" + id, new byte[] {1, 2},
+                    Body.SIGNED_HASH, Instant.now()).secure(tls));
+            assertEquals(200, p1.status, p1.text());
+            byte[] complete = ("<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>" + p1.header("ETag")
+                    + "</ETag></Part></CompleteMultipartUpload>").getBytes(StandardCharsets.UTF_8);
+            TestResponse done = call(SdkSigner.sign("POST", key, "uploadId=" + id, complete, Body.SIGNED_HASH,
+                    Instant.now()).secure(tls));
+            assertEquals(200, done.status, done.text());
+            assertTrue(done.text().contains("<Location>" + (tls ? "https" : "http") + "://127.0.0.1:8181" + key
+                    + "</Location>"), done.text());
+        }
+    }
+
     @Test
     void multipartUploadWithCopyPartListAndComplete() throws Exception {
         byte[] part1 = random(5 << 20, 11);
@@ -215,6 +240,7 @@ class S3GatewayTest {
                 + "</ETag></Part></CompleteMultipartUpload>").getBytes(StandardCharsets.UTF_8);
         TestResponse done = call("POST", "/bkt/big", "uploadId=" + id, complete, Body.SIGNED_HASH);
         assertEquals(200, done.status, done.text());
+        assertTrue(done.text().contains("<Location>http://127.0.0.1:8181/bkt/big</Location>"), done.text());
         assertTrue(done.text().contains("-2&quot;</ETag>") || done.text().contains("-2\"</ETag>"), done.text());
         TestResponse got = get("/bkt/big");
         assertEquals(part1.length + 4, got.bytes().length);

@@ -16,6 +16,7 @@ public final class TestRequest implements S3Request {
     private final String rawQuery;
     private final Map<String, List<String>> headers = new LinkedHashMap<>();
     private InputStream body = new ByteArrayInputStream(new byte[0]);
+    private boolean secure;
 
     public TestRequest(String method, String rawPath, String rawQuery) {
         this.method = method;
@@ -31,6 +32,17 @@ public final class TestRequest implements S3Request {
     public TestRequest removeHeader(String name) {
         headers.remove(name.toLowerCase(Locale.ROOT));
         return this;
+    }
+
+    /** As if the request had come over TLS (https). */
+    public TestRequest secure(boolean overTls) {
+        this.secure = overTls;
+        return this;
+    }
+
+    @Override
+    public boolean secure() {
+        return secure;
     }
 
     public TestRequest body(byte[] bytes) {

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.net.ssl.SSLContext;
 import org.objrdma.api.session.Op;
 import org.objrdma.api.session.PrepareResponse;
 import org.objrdma.api.session.SessionId;
@@ -46,12 +47,17 @@ final class RcRoutes {
     private final String region;
     private final Duration timeout;
 
-    RcRoutes(URI endpoint, String region, Duration timeout) {
+    /** {@code tls}: the context of an https endpoint's connections (what the S3Client trusts); null: the JDK's. */
+    RcRoutes(URI endpoint, String region, Duration timeout, SSLContext tls) {
         this.endpoint = endpoint;
         this.region = region;
         this.timeout = timeout;
         // HTTP/1.1: the gateway is plain S3 over HTTP/1.1; no h2c upgrade headers on signed requests
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout).build();
+        HttpClient.Builder b = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout);
+        if (tls != null) {
+            b.sslContext(tls);
+        }
+        this.http = b.build();
     }
 
     HttpResponse<String> prepare(AwsCredentialsIdentity who, Op op, String target, long objectOffset, long size,

@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.net.ssl.SSLContext;
 import org.objrdma.api.session.Op;
 import org.objrdma.api.session.PrepareResponse;
 import org.objrdma.api.transport.Transport;
@@ -57,6 +58,9 @@ public final class RdmaS3 implements AutoCloseable {
     public static final long MAX_REQUEST = CuObjAgent.DEFAULT_MAX_REQUEST_SIZE;
     private static final Pattern RANGE = Pattern.compile("bytes=(\\d+)-(\\d*)");
 
+    /** What bounds each RC step unless a caller says otherwise. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
+
     private final S3Client s3;
     private final Transport transport;
     private final RdmaProtocol protocol;
@@ -64,8 +68,11 @@ public final class RdmaS3 implements AutoCloseable {
     private final RcClient rc;
     private CuObjAgent agent;
     private RcRoutes routes;
+    /** The TLS context of the RC routes' requests to an https gateway; null: the JDK's default trust. */
+    private final SSLContext tls;
 
-    private RdmaS3(S3Client s3, Transport transport, RdmaProtocol protocol, Duration timeout) {
+    private RdmaS3(S3Client s3, Transport transport, RdmaProtocol protocol, Duration timeout, SSLContext tls) {
+        this.tls = tls;
         this.s3 = Objects.requireNonNull(s3, "s3");
         this.transport = transport;
         this.protocol = Objects.requireNonNull(protocol, "protocol");
@@ -78,12 +85,23 @@ public final class RdmaS3 implements AutoCloseable {
 
     /** RDMA over {@code transport} (the client's TCP transport for cuObject; TCP or verbs for RC), 30 s timeout. */
     public static RdmaS3 create(S3Client s3, Transport transport, RdmaProtocol protocol) {
-        return create(s3, transport, protocol, Duration.ofSeconds(30));
+        return create(s3, transport, protocol, DEFAULT_TIMEOUT);
     }
 
     /** As {@link #create(S3Client, Transport, RdmaProtocol)}; {@code timeout} bounds each RC step. */
     public static RdmaS3 create(S3Client s3, Transport transport, RdmaProtocol protocol, Duration timeout) {
-        return new RdmaS3(s3, transport, protocol, timeout);
+        return new RdmaS3(s3, transport, protocol, timeout, null);
+    }
+
+    /**
+     * As {@link #create(S3Client, Transport, RdmaProtocol, Duration)} for an {@code https} gateway whose certificate
+     * the JDK's default trust store does not vouch for: the hipobj-rc-v2 PREPARE/READY/CANCEL requests (sent with the
+     * JDK's HTTP client, not through {@code s3}) trust what {@code tls} trusts. Give {@code s3} the same trust
+     * (e.g. its HTTP client's {@code tlsTrustManagersProvider}). Null {@code tls}: the JDK's default.
+     */
+    public static RdmaS3 create(S3Client s3, Transport transport, RdmaProtocol protocol, Duration timeout,
+            SSLContext tls) {
+        return new RdmaS3(s3, transport, protocol, timeout, tls);
     }
 
     public S3Client s3() {
@@ -469,7 +487,7 @@ public final class RdmaS3 implements AutoCloseable {
         if (routes == null) {
             URI endpoint = config().endpointOverride().orElseThrow(() -> new IllegalStateException(
                     "hipobj-rc-v2 needs the gateway's endpoint: build the S3Client with endpointOverride(...)"));
-            routes = new RcRoutes(endpoint, config().region().id(), timeout);
+            routes = new RcRoutes(endpoint, config().region().id(), timeout, tls);
         }
         return routes;
     }

@@ -16,6 +16,9 @@ import org.objrdma.s3.xml.XmlWriter;
 
 /** One authenticated request being served: what it names, who sent it, where the answer goes. */
 final class Exchange {
+    /** A host name, IPv4 or bracketed IPv6 literal, optional port: nothing that could change a URL's meaning. */
+    private static final java.util.regex.Pattern HOST = java.util.regex.Pattern.compile(
+            "(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\\[[0-9A-Fa-f:.]{2,45}\\])(?::[0-9]{1,5})?");
 
     final S3Request request;
     final S3Response response;
@@ -45,6 +48,19 @@ final class Exchange {
 
     String header(String name) {
         return request.header(name);
+    }
+
+    /**
+     * {@code https://host[:port]} or {@code http://host[:port]}: the origin this request addressed (its scheme from
+     * the connection, its authority from the signed Host header), the prefix of absolute URLs in answers; empty
+     * when there is no usable Host header, so such a URL stays relative.
+     */
+    String origin() {
+        String host = header("Host");
+        if (host == null || !HOST.matcher(host).matches()) {
+            return "";
+        }
+        return (request.secure() ? "https://" : "http://") + host;
     }
 
     void authorize(StoreAction action, String bucket, String key) throws S3Exception {

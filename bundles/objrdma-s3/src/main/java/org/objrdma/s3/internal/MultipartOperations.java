@@ -22,6 +22,7 @@ import org.objrdma.api.store.StoreLimits;
 import org.objrdma.api.store.UploadInfo;
 import org.objrdma.s3.S3ErrorCode;
 import org.objrdma.s3.S3Exception;
+import org.objrdma.s3.UriEncoding;
 import org.objrdma.s3.xml.XmlBodies;
 import org.objrdma.s3.xml.XmlWriter;
 
@@ -126,7 +127,7 @@ final class MultipartOperations {
         }
         PutResult result = x.store.completeMultipartUpload(x.bucket, x.key, uploadId, parts);
         XmlWriter xml = XmlWriter.document("CompleteMultipartUploadResult", true)
-                .element("Location", "/" + x.bucket + "/" + x.key)
+                .element("Location", x.origin() + "/" + x.bucket + "/" + UriEncoding.encode(x.key, true))
                 .element("Bucket", x.bucket).element("Key", x.key)
                 .element("ETag", Http.quote(result.etag()));
         result.checksums().forEach((alg, v) -> xml.element(alg.xmlElement(), v));

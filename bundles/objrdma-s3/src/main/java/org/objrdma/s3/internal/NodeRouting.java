@@ -6,6 +6,7 @@ import java.util.Locale;
 import java.util.Optional;
 import org.objrdma.api.session.SessionId;
 import org.objrdma.api.session.SessionManager;
+import org.objrdma.s3.S3ErrorCode;
 import org.objrdma.s3.S3Exception;
 import org.objrdma.s3.rdma.RdmaHeaders;
 import org.objrdma.s3.rdma.RdmaSettings.ForeignSessions;
@@ -53,6 +54,12 @@ final class NodeRouting {
         if (forwardedBy != null) {
             LOG.warn("{} forwarded a request for a session this node takes for {}'s: the fleet's nodes lines differ; "
                     + "answering 307, not forwarding again", forwardedBy, owner.get());
+        }
+        if (x.request.secure() && !"https".equalsIgnoreCase(owner.get().getScheme())) {
+            // the client would re-sign and send the request in clear text: never downgrade a TLS client
+            throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "This session belongs to the node at " + owner.get()
+                    + ", a plain-http endpoint; a request that came over https is not redirected to plain http"
+                    + " (list that node with an https:// endpoint, or use rdma.foreign.sessions = forward)");
         }
         x.response.header("Location", owner.get() + pathAndQuery(x));
         x.response.header(RdmaHeaders.PROTOCOL, RdmaHeaders.RC_PROTOCOL);

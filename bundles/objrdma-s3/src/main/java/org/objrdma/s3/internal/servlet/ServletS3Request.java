@@ -44,6 +44,12 @@ final class ServletS3Request implements S3Request {
     }
 
     @Override
+    public boolean secure() {
+        // Jetty's SecureRequestCustomizer marks requests of Pax Web's secure (TLS) connector
+        return request.isSecure();
+    }
+
+    @Override
     public InputStream body() throws IOException {
         return new ContainerBodyInputStream(request.getInputStream());
     }
