@@ -79,9 +79,23 @@ class ObjrdmaGatewayConformanceIT {
         @Override protected boolean followsS3Strictly() { return true; }
     }
 
-    /** Last: it crashes and restarts the distribution. */
     @Nested
     @Order(6)
+    class S3Behaviours extends S3BehaviourConformance {
+        @Override protected S3Target target() { return gateway.target(); }
+        @Override protected boolean followsS3Strictly() { return true; }
+    }
+
+    @Nested
+    @Order(7)
+    class Boto3 extends Boto3Conformance {
+        @Override protected S3Target target() { return gateway.target(); }
+        @Override protected boolean followsS3Strictly() { return true; }
+    }
+
+    /** Last: it crashes and restarts the distribution. */
+    @Nested
+    @Order(8)
     class KillMidPut extends KillMidPutConformance {
         @Override protected S3Target target() { return gateway.target(); }
         @Override protected boolean followsS3Strictly() { return true; }
