@@ -172,7 +172,10 @@ public abstract class S3BehaviourConformance extends S3ConformanceBase {
         RawS3.Response r = raw().signed("GET", "/" + bucket + "/o", null, RawS3.headers("If-None-Match", etag), new byte[0]);
         assertEquals(304, r.status());
         assertEquals(etag, r.headers().firstValue("ETag").orElse(null));
-        assertTrue(r.headers().firstValue("Last-Modified").isPresent(), "304 carries Last-Modified");
+        String lastModified = r.headers().firstValue("Last-Modified").orElse("");
+        // RFC 9110's IMF-fixdate: a two-digit day (the JDK's RFC_1123 formatter prints "3 Dec")
+        assertTrue(lastModified.matches("[A-Z][a-z]{2}, \\d{2} [A-Z][a-z]{2} \\d{4} \\d{2}:\\d{2}:\\d{2} GMT"),
+                "304 carries Last-Modified as an IMF-fixdate: '" + lastModified + "'");
     }
 
     @Test
