@@ -42,7 +42,11 @@ final class BoundedBodyStream extends FilterInputStream {
 
     @Override
     public long skip(long n) throws IOException {
-        throw new IOException("a request body is not skipped");
+        long skipped = super.skip(n);
+        if (skipped > 0) {
+            add(skipped);
+        }
+        return skipped;
     }
 
     @Override
@@ -50,7 +54,7 @@ final class BoundedBodyStream extends FilterInputStream {
         return false;
     }
 
-    private void add(int n) throws S3BodyException {
+    private void add(long n) throws S3BodyException {
         count += n;
         if (count > limit) {
             throw new S3BodyException(S3ErrorCode.ENTITY_TOO_LARGE, "Your upload exceeds the maximum allowed size of "
