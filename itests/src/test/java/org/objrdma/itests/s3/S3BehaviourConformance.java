@@ -82,10 +82,10 @@ public abstract class S3BehaviourConformance extends S3ConformanceBase {
                 RequestBody.fromBytes(Payloads.random(10, 6))).eTag();
         s3.completeMultipartUpload(b -> b.bucket(bucket).key("multi").uploadId(id)
                 .multipartUpload(m -> m.parts(part(1, e1), part(2, e2))));
-        assertEquals(10, s3.getObjectAsBytes(b -> b.bucket(bucket).key("multi").partNumber(2)).asByteArray().length);
         if (!followsS3Strictly()) {
-            return; // s3proxy 4.1 ignores partNumber
+            return; // s3proxy 4.1 answers partNumber on a multipart object 501 NotImplemented
         }
+        assertEquals(10, s3.getObjectAsBytes(b -> b.bucket(bucket).key("multi").partNumber(2)).asByteArray().length);
         for (String[] c : new String[][] {{"multi", "3"}, {"single", "2"}}) {
             S3Exception e = assertThrows(S3Exception.class,
                     () -> s3.getObjectAsBytes(b -> b.bucket(bucket).key(c[0]).partNumber(Integer.parseInt(c[1]))));
@@ -172,6 +172,9 @@ public abstract class S3BehaviourConformance extends S3ConformanceBase {
         RawS3.Response r = raw().signed("GET", "/" + bucket + "/o", null, RawS3.headers("If-None-Match", etag), new byte[0]);
         assertEquals(304, r.status());
         assertEquals(etag, r.headers().firstValue("ETag").orElse(null));
+        if (!followsS3Strictly()) {
+            return; // s3proxy 4.1 sends no Last-Modified with a 304
+        }
         String lastModified = r.headers().firstValue("Last-Modified").orElse("");
         // RFC 9110's IMF-fixdate: a two-digit day (the JDK's RFC_1123 formatter prints "3 Dec")
         assertTrue(lastModified.matches("[A-Z][a-z]{2}, \\d{2} [A-Z][a-z]{2} \\d{4} \\d{2}:\\d{2}:\\d{2} GMT"),
@@ -224,6 +227,9 @@ public abstract class S3BehaviourConformance extends S3ConformanceBase {
         S3Client s3 = s3(ClientMode.DEFAULTS);
         String bucket = newBucket("owned");
         s3.putObject(b -> b.bucket(bucket).key("kept"), RequestBody.fromBytes(new byte[] {9}));
+        if (!followsS3Strictly()) {
+            return; // s3proxy 4.1 answers 409 BucketAlreadyOwnedByYou in us-east-1 too
+        }
         if ("us-east-1".equals(region())) {
             s3.createBucket(b -> b.bucket(bucket)); // S3's legacy us-east-1 answer: 200, nothing changes
             assertEquals(1, s3.listObjectsV2(b -> b.bucket(bucket)).keyCount());
@@ -250,6 +256,9 @@ public abstract class S3BehaviourConformance extends S3ConformanceBase {
     @Test
     void utf8MetadataIsSignedAsSentAndReturnedAsSent() throws Exception {
         // curl signs and sends the header's UTF-8 bytes as they are (no client-side re-encoding)
+        if (!followsS3Strictly()) {
+            return; // s3proxy 4.1 answers SignatureDoesNotMatch
+        }
         String bucket = newBucket("utf8meta");
         String url = endpoint() + "/" + bucket + "/m";
         String value = "日本語 Größe";
