@@ -1,7 +1,8 @@
 """Issue 25's behaviours as Debian's boto3 shows them, against the endpoint in argv.
 
 usage: boto3_behaviours.py ENDPOINT ACCESS_KEY SECRET_KEY REGION BUCKET STRICT
-Prints one 'ok <check>' line per check that holds; the first that does not raises (exit status 1).
+Prints one 'ok <check>' line per check that holds; the first that does not raises (exit status 1), unless
+STRICT is false (the reference server s3proxy): then it prints a 'deviation' line and goes on.
 """
 import sys
 
@@ -17,6 +18,10 @@ s3.create_bucket(Bucket=bucket)
 
 def check(name, got, want):
     if got != want:
+        if not strict:
+            # the reference server (s3proxy 4.1) deviates here, e.g. it URL-encodes V1's Prefix ("%0A")
+            print("deviation %s: got %r, want %r" % (name, got, want))
+            return
         raise AssertionError("%s: got %r, want %r" % (name, got, want))
     print("ok " + name)
 
