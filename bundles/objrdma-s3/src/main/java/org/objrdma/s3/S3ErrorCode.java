@@ -21,6 +21,8 @@ public enum S3ErrorCode {
     INVALID_PART_ORDER("InvalidPartOrder", 400, "The list of parts was not in ascending order"),
     INVALID_RANGE("InvalidRange", 416, "The requested range is not satisfiable"),
     INVALID_REQUEST("InvalidRequest", 400, "Invalid Request"),
+    /** @since 1.2 */
+    INVALID_URI("InvalidURI", 400, "Couldn't parse the specified URI."),
     KEY_TOO_LONG("KeyTooLongError", 400, "Your key is too long"),
     MALFORMED_XML("MalformedXML", 400, "The XML you provided was not well-formed or did not validate against our published schema"),
     MAX_MESSAGE_LENGTH_EXCEEDED("MaxMessageLengthExceeded", 400, "Your request was too big"),

@@ -142,7 +142,7 @@ public final class S3Gateway {
             String host = hostWithoutPort(request.header("Host"));
             if (!virtualHostDomain.isEmpty() && host != null && host.endsWith("." + virtualHostDomain)) {
                 String bucket = host.substring(0, host.length() - virtualHostDomain.length() - 1);
-                String key = UriEncoding.decode(path.substring(1));
+                String key = UriEncoding.decodePath(path.substring(1));
                 return new Target(bucket, key.isEmpty() ? null : key);
             }
             String rest = path.substring(1);
@@ -150,8 +150,8 @@ public final class S3Gateway {
                 return new Target(null, null);
             }
             int slash = rest.indexOf('/');
-            String bucket = UriEncoding.decode(slash < 0 ? rest : rest.substring(0, slash));
-            String key = slash < 0 ? "" : UriEncoding.decode(rest.substring(slash + 1));
+            String bucket = UriEncoding.decodePath(slash < 0 ? rest : rest.substring(0, slash));
+            String key = slash < 0 ? "" : UriEncoding.decodePath(rest.substring(slash + 1));
             return new Target(bucket, key.isEmpty() ? null : key);
         }
 

@@ -53,6 +53,20 @@ public final class UriEncoding {
         }
     }
 
+    /**
+     * As {@link #decode}, for the bucket and key of the request path: what does not decode to UTF-8 is
+     * S3's 400 InvalidURI (the request names no key at all, so it is not a 404).
+     *
+     * @since 1.2
+     */
+    public static String decodePath(String raw) throws S3Exception {
+        try {
+            return decode(raw);
+        } catch (S3Exception e) {
+            throw new S3Exception(S3ErrorCode.INVALID_URI, e.getMessage());
+        }
+    }
+
     private static S3Exception malformed(String raw) {
         return new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "Malformed percent-encoding in the request URI");
     }

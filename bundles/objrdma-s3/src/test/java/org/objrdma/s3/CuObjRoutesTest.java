@@ -190,6 +190,25 @@ class CuObjRoutesTest {
     }
 
     @Test
+    void aConditionalRdmaPutHoldsAsAPlainOne() throws Exception {
+        byte[] old = random(100, 21);
+        putHttp("cond", old);
+        byte[] data = random(4096, 22);
+        try (ClientMemory mem = f.memory(4096)) {
+            MemorySegment.copy(data, 0, mem.segment(), ValueLayout.JAVA_BYTE, 0, data.length);
+            rdmaPut(mem, "/bkt/cond", "", 4096, "If-None-Match", "*");
+            assertEquals(412, last[0].status, last[0].text());
+            assertArrayEquals(old, getHttp("cond"), "a failed condition stores nothing");
+            assertEquals(4096, rdmaPut(mem, "/bkt/cond", "", 4096, "If-Match", "\"" + md5Hex(old) + "\""));
+        }
+        assertArrayEquals(data, getHttp("cond"));
+    }
+
+    private static String md5Hex(byte[] data) throws Exception {
+        return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("MD5").digest(data));
+    }
+
+    @Test
     void aDeclaredChecksumThatDoesNotMatchTheArrivedBytesStoresNothing() throws Exception {
         byte[] data = random(4096, 20);
         try (ClientMemory mem = f.memory(4096)) {

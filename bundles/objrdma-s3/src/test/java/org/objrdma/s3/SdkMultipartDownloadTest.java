@@ -106,7 +106,7 @@ class SdkMultipartDownloadTest {
         assertEquals(PART, head1.contentLength());
         S3Exception past = org.junit.jupiter.api.Assertions.assertThrows(S3Exception.class,
                 () -> sync.getObject(g -> g.bucket("bkt").key("two").partNumber(3), ResponseTransformer.toBytes()));
-        assertEquals(416, past.statusCode());
-        assertEquals("InvalidPartNumber", past.awsErrorDetails().errorCode());
+        assertEquals(400, past.statusCode());
+        assertEquals("InvalidPart", past.awsErrorDetails().errorCode());
     }
 }

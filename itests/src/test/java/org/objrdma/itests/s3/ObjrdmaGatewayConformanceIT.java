@@ -86,9 +86,23 @@ class ObjrdmaGatewayConformanceIT {
         @Override protected boolean followsS3Strictly() { return true; }
     }
 
-    /** Last: it crashes and restarts the distribution. */
     @Nested
     @Order(7)
+    class S3Behaviours extends S3BehaviourConformance {
+        @Override protected S3Target target() { return gateway.target(); }
+        @Override protected boolean followsS3Strictly() { return true; }
+    }
+
+    @Nested
+    @Order(8)
+    class Boto3 extends Boto3Conformance {
+        @Override protected S3Target target() { return gateway.target(); }
+        @Override protected boolean followsS3Strictly() { return true; }
+    }
+
+    /** Last: it crashes and restarts the distribution. */
+    @Nested
+    @Order(9)
     class KillMidPut extends KillMidPutConformance {
         @Override protected S3Target target() { return gateway.target(); }
         @Override protected boolean followsS3Strictly() { return true; }

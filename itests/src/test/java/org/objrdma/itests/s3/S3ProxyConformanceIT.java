@@ -59,4 +59,16 @@ class S3ProxyConformanceIT {
         @Override protected S3Target target() { return server.target(); }
         @Override protected boolean followsS3Strictly() { return false; }
     }
+
+    @Nested
+    class S3Behaviours extends S3BehaviourConformance {
+        @Override protected S3Target target() { return server.target(); }
+        @Override protected boolean followsS3Strictly() { return false; }
+    }
+
+    @Nested
+    class Boto3 extends Boto3Conformance {
+        @Override protected S3Target target() { return server.target(); }
+        @Override protected boolean followsS3Strictly() { return false; }
+    }
 }

@@ -115,6 +115,17 @@ public interface ObjectStore {
             throws StoreException, java.io.IOException;
 
     /**
+     * True if this store keeps {@link PutOptions#condition()} atomically with the commit of a whole object.
+     * The gateway refuses a conditional write (501 NotImplemented) to a store that does not, rather than
+     * ignoring the condition.
+     *
+     * @since 2.2
+     */
+    default boolean supportsConditionalWrites() {
+        return false;
+    }
+
+    /**
      * Deletes an object; deleting a missing key succeeds, as in S3.
      *
      * @throws StoreException NO_SUCH_BUCKET, KEY_TOO_LONG
@@ -192,6 +203,9 @@ public interface ObjectStore {
      * CompleteMultipartUpload: the parts named, strictly ascending, each existing with a matching ETag (and
      * checksums if given), every one but the last at least {@link StoreLimits#MIN_PART_SIZE}, become the
      * object atomically; ETag {@code hex(md5(md5(part1) .. md5(partN)))-N}. Parts not named are dropped.
+     * A completion repeated after it succeeded (an SDK retrying) answers the first result while the store
+     * remembers it, at least {@link CompletedUpload#RETENTION} (since 2.2); naming other parts then is
+     * INVALID_PART.
      *
      * @throws StoreException NO_SUCH_BUCKET, NO_SUCH_UPLOAD, MALFORMED_XML (no parts), INVALID_PART,
      *                        INVALID_PART_ORDER, ENTITY_TOO_SMALL, ENTITY_TOO_LARGE

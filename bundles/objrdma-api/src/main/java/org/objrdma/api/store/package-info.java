@@ -16,7 +16,14 @@
  * objects; only a store that completes multipart uploads must override it to serve their parts (the
  * default answers NOT_IMPLEMENTED for those). Code that switches over {@code StoreError} without a
  * default branch sees two new members.
+ *
+ * <p>2.2.0 (issue 25): S3's conditional writes ({@link org.objrdma.api.store.WriteCondition} in
+ * {@link org.objrdma.api.store.PutOptions#condition()}, with
+ * {@link org.objrdma.api.store.ObjectStore#supportsConditionalWrites()}, default false, so a 2.1 store is
+ * refused conditional writes rather than ignoring them), and the repeated-completion contract of
+ * {@code completeMultipartUpload} ({@link org.objrdma.api.store.CompletedUpload}). Minor: the default
+ * method and the kept three-argument {@code PutOptions} constructor keep 2.1 code compiling and linking.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("2.1.0")
+@org.osgi.annotation.versioning.Version("2.2.0")
 package org.objrdma.api.store;

@@ -30,22 +30,30 @@ final class Attributes {
                 r.header("Expires"), meta);
     }
 
-    /** Content-Encoding without the transport-only {@code aws-chunked}; null when nothing remains. */
+    /**
+     * Content-Encoding as sent, without the transport-only {@code aws-chunked}; null when nothing remains.
+     * What remains keeps its spelling (S3 returns {@code deflate, gzip} with its space): only the
+     * {@code aws-chunked} coding and the comma that joined it are taken out.
+     */
     static String storedEncoding(String header) {
         if (header == null) {
             return null;
         }
+        String[] parts = header.split(",", -1);
         StringBuilder sb = new StringBuilder();
-        for (String part : header.split(",")) {
-            String p = part.strip();
-            if (!p.isEmpty() && !p.equalsIgnoreCase("aws-chunked")) {
-                if (!sb.isEmpty()) {
-                    sb.append(',');
-                }
-                sb.append(p);
+        boolean removed = false;
+        for (String part : parts) {
+            if (part.strip().equalsIgnoreCase("aws-chunked")) {
+                removed = true;
+                continue;
             }
+            if (!sb.isEmpty()) {
+                sb.append(',');
+            }
+            sb.append(part);
         }
-        return sb.isEmpty() ? null : sb.toString();
+        String kept = removed ? sb.toString().strip() : header;
+        return kept.strip().isEmpty() ? null : kept;
     }
 
     /** The headers GET and HEAD answer with for {@code info}. */

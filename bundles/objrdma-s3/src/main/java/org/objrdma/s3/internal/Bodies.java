@@ -57,7 +57,11 @@ final class Bodies {
         } else {
             length = parseLength(x.header("Content-Length"), "Content-Length");
             if (length < 0) {
-                throw new S3Exception(S3ErrorCode.MISSING_CONTENT_LENGTH);
+                if (!Http.chunkedTransfer(x.header("Transfer-Encoding"))) {
+                    throw new S3Exception(S3ErrorCode.MISSING_CONTENT_LENGTH);
+                }
+                // plain HTTP chunking: the length is known only at the end, the limit is held while it streams
+                in = new BoundedBodyStream(in, x.settings.maxPutBytes());
             }
             if (mode == PayloadMode.SIGNED_HASH) {
                 in = new DigestCheckingInputStream(in, SigV4.sha256(), HexFormat.of().parseHex(x.auth.payloadSha256()),

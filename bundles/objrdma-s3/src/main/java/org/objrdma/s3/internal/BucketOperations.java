@@ -35,7 +35,15 @@ final class BucketOperations {
         x.authorize(StoreAction.CREATE_BUCKET);
         // CreateBucketConfiguration (a LocationConstraint) is read, verified like any body, and not needed
         Bodies.discardSmall(x);
-        x.store.createBucket(x.auth.accessKeyId(), x.bucket);
+        try {
+            x.store.createBucket(x.auth.accessKeyId(), x.bucket);
+        } catch (StoreException e) {
+            // S3's legacy us-east-1 behaviour: re-creating a bucket you own there succeeds (changing nothing);
+            // in every other region it is 409 BucketAlreadyOwnedByYou
+            if (e.error() != StoreError.BUCKET_ALREADY_OWNED_BY_YOU || !x.settings.region().equals("us-east-1")) {
+                throw e;
+            }
+        }
         x.response.header("Location", "/" + x.bucket);
         x.sendEmpty(200);
     }

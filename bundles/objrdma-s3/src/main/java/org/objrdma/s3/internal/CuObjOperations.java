@@ -230,8 +230,11 @@ final class CuObjOperations {
         Token t = token(x);
         x.authorize(StoreAction.PUT_OBJECT);
         long length = putLength(x, t);
+        // S3's conditional write holds on the RDMA PUT as on the plain one (refused before any byte moves
+        // when the store cannot keep it)
+        org.objrdma.api.store.WriteCondition condition = ConditionalWrites.of(x);
         PutResult result = receive(x, t, length, (in, n, checks) -> x.store.put(x.bucket, x.key, in, n,
-                new PutOptions(Attributes.from(x.request), checks.checksums(), checks.verifier())));
+                new PutOptions(Attributes.from(x.request), checks.checksums(), checks.verifier(), condition)));
         replyPut(x, result.etag(), result.checksums(), length);
     }
 

@@ -13,11 +13,18 @@ final class Http {
     private static final DateTimeFormatter ISO_MILLIS = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'",
             Locale.ROOT).withZone(ZoneOffset.UTC);
 
+    /**
+     * RFC 9110's IMF-fixdate ({@code Thu, 03 Dec 2026 09:05:01 GMT}): a two-digit day, always. The JDK's
+     * RFC_1123_DATE_TIME prints {@code 3 Dec}, which RFC 9110 allows a recipient to refuse.
+     */
+    private static final DateTimeFormatter IMF_FIXDATE = DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'",
+            Locale.US).withZone(ZoneOffset.UTC);
+
     private Http() {
     }
 
     static String httpDate(Instant t) {
-        return DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.ofInstant(t, ZoneOffset.UTC));
+        return IMF_FIXDATE.format(t);
     }
 
     static String isoDate(Instant t) {
@@ -38,5 +45,14 @@ final class Http {
 
     static String quote(String etag) {
         return '"' + etag + '"';
+    }
+
+    /** True if {@code Transfer-Encoding} ends in {@code chunked} (HTTP/1.1's framing of a body of unknown length). */
+    static boolean chunkedTransfer(String transferEncoding) {
+        if (transferEncoding == null) {
+            return false;
+        }
+        String[] codings = transferEncoding.split(",");
+        return codings[codings.length - 1].strip().equalsIgnoreCase("chunked");
     }
 }

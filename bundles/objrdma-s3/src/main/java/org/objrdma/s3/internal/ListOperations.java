@@ -83,7 +83,9 @@ final class ListOperations {
         }
         XmlWriter xml = XmlWriter.document("ListBucketResult", true)
                 .element("Name", x.bucket)
-                .element("Prefix", enc.apply(prefix == null ? "" : prefix))
+                // V1's Prefix is echoed as sent even under encoding-type=url (S3 encodes only Delimiter, Marker,
+                // NextMarker and keys there; boto3 decodes exactly those, so an encoded "\n" would reach it as %0A)
+                .element("Prefix", prefix == null ? "" : prefix)
                 .element("Marker", enc.apply(marker == null ? "" : marker))
                 .element("NextMarker", enc.apply(nextMarker))
                 .element("MaxKeys", Math.min(maxKeys, StoreLimits.MAX_KEYS))

@@ -91,9 +91,50 @@ public abstract class MultipartContract extends ListingContract {
         assertArrayEquals(p2, Arrays.copyOfRange(whole, p1.length, p1.length + p2.length));
         assertArrayEquals(p3, Arrays.copyOfRange(whole, p1.length + p2.length, whole.length));
         assertEquals(StoreError.NO_SUCH_UPLOAD, error(() -> store.listParts("bucket", "big", id, 0, 10)));
-        assertEquals(StoreError.NO_SUCH_UPLOAD, error(() -> store.completeMultipartUpload("bucket", "big", id,
-                List.of(new CompletedPart(1, i1.etag())))));
+        assertEquals(StoreError.INVALID_PART, error(() -> store.completeMultipartUpload("bucket", "big", id,
+                List.of(new CompletedPart(1, i1.etag())))), "a repeated completion naming other parts");
         assertTrue(store.listMultipartUploads("bucket", ListUploadsRequest.all()).uploads().isEmpty());
+    }
+
+    /**
+     * A CompleteMultipartUpload repeated after it succeeded (an SDK retrying a completion whose response was
+     * lost) answers the first result for {@link org.objrdma.api.store.CompletedUpload#RETENTION}; naming
+     * other parts is InvalidPart; an upload id never completed stays NoSuchUpload. A part uploaded twice
+     * is the last upload, and completing with its ETag succeeds.
+     */
+    @Test
+    void aRepeatedCompletionAnswersTheFirstResult() throws Exception {
+        String id = store.createMultipartUpload("bucket", "again", ObjectAttributes.NONE, null).uploadId();
+        byte[] first = randomBytes(31, 5 * MIB);
+        byte[] second = randomBytes(32, 5 * MIB);
+        byte[] last = randomBytes(33, 100);
+        PartInfo old = store.uploadPart("bucket", "again", id, 1, new ByteArrayInputStream(first), first.length,
+                PutOptions.DEFAULT);
+        PartInfo p1 = store.uploadPart("bucket", "again", id, 1, new ByteArrayInputStream(second), second.length,
+                PutOptions.DEFAULT);
+        PartInfo p2 = store.uploadPart("bucket", "again", id, 2, new ByteArrayInputStream(last), last.length,
+                PutOptions.DEFAULT);
+        assertEquals(StoreError.INVALID_PART, error(() -> store.completeMultipartUpload("bucket", "again", id,
+                List.of(new CompletedPart(1, old.etag()), new CompletedPart(2, p2.etag())))),
+                "the replaced upload of part 1 is gone");
+        List<CompletedPart> parts = List.of(new CompletedPart(1, p1.etag()), new CompletedPart(2, "\"" + p2.etag() + "\""));
+        PutResult done = store.completeMultipartUpload("bucket", "again", id, parts);
+        PutResult repeated = store.completeMultipartUpload("bucket", "again", id,
+                List.of(new CompletedPart(1, "\"" + p1.etag() + "\""), new CompletedPart(2, p2.etag())));
+        assertEquals(done, repeated);
+        assertEquals(StoreError.INVALID_PART, error(() -> store.completeMultipartUpload("bucket", "again", id,
+                List.of(new CompletedPart(1, p1.etag())))));
+        assertEquals(StoreError.NO_SUCH_UPLOAD, error(() -> store.completeMultipartUpload("bucket", "other", id, parts)),
+                "the record is the upload's, for its key only");
+        byte[] whole = get("bucket", "again");
+        assertArrayEquals(second, Arrays.copyOfRange(whole, 0, second.length));
+        assertArrayEquals(last, Arrays.copyOfRange(whole, second.length, whole.length));
+        String aborted = store.createMultipartUpload("bucket", "gone", ObjectAttributes.NONE, null).uploadId();
+        PartInfo g = store.uploadPart("bucket", "gone", aborted, 1, new ByteArrayInputStream(last), last.length,
+                PutOptions.DEFAULT);
+        store.abortMultipartUpload("bucket", "gone", aborted);
+        assertEquals(StoreError.NO_SUCH_UPLOAD, error(() -> store.completeMultipartUpload("bucket", "gone", aborted,
+                List.of(new CompletedPart(1, g.etag())))), "an aborted upload has no completion to repeat");
     }
 
     @Test

@@ -34,6 +34,7 @@ import org.objrdma.api.store.PutResult;
  * in its tests and says how to make a fresh, empty store that knows the suite's two users; every test
  * then runs against the real implementation. The tests are grouped by concept up the superclass chain
  * ({@link BucketAndObjectContract}, {@link ListingContract}, {@link MultipartContract},
+ * {@link ConditionalWriteContract},
  * {@link PartNumberContract}); this class adds
  * the concurrency contract: one writer of a contended key wins whole, readers never see a mix.
  */

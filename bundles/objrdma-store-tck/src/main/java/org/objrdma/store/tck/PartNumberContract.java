@@ -31,7 +31,7 @@ import org.objrdma.api.store.StoreLimits;
  * put as one part, {@code InvalidPartNumber} past the last part, {@code InvalidArgument} outside
  * 1..10 000, and the layout pinned to the version opened.
  */
-public abstract class PartNumberContract extends MultipartContract {
+public abstract class PartNumberContract extends ConditionalWriteContract {
 
     /** Completes an upload of {@code parts} (in order, numbered from 1) as {@code key}. */
     protected void putMultipart(String key, byte[]... parts) throws Exception {

@@ -35,7 +35,9 @@ final class ServletS3Request implements S3Request {
 
     @Override
     public List<String> headers(String name) {
-        return Collections.list(request.getHeaders(name));
+        List<String> values = Collections.list(request.getHeaders(name));
+        values.replaceAll(HeaderBytes::asSent);
+        return values;
     }
 
     @Override

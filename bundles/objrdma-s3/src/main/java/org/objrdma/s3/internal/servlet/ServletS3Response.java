@@ -50,7 +50,7 @@ final class ServletS3Response implements S3Response {
     @Override
     public void header(String name, String value) {
         if (!response.isCommitted()) {
-            response.setHeader(name, value);
+            response.setHeader(name, HeaderBytes.forWire(value));
         }
     }
 

@@ -44,6 +44,7 @@ final class MultipartUploads {
     private final long maxObjectSize;
     private final long minPartSize;
     private final SecureRandom random = new SecureRandom();
+    private final CompletionRecords completions;
 
     MultipartUploads(StoreEngine engine, Backend backend, Clock clock, long maxObjectSize, long minPartSize) {
         this.engine = engine;
@@ -51,6 +52,7 @@ final class MultipartUploads {
         this.clock = clock;
         this.maxObjectSize = maxObjectSize;
         this.minPartSize = minPartSize;
+        this.completions = new CompletionRecords(clock);
     }
 
     UploadInfo create(BucketState bucket, String key, ObjectAttributes attributes, ChecksumAlgorithm algorithm)
@@ -112,10 +114,15 @@ final class MultipartUploads {
 
     PutResult complete(BucketState bucket, String key, String uploadId, List<CompletedPart> requested)
             throws StoreException {
-        UploadState upload = upload(bucket, key, uploadId);
+        UploadState upload;
+        try {
+            upload = upload(bucket, key, uploadId);
+        } catch (StoreException e) {
+            return repeated(bucket, key, uploadId, requested, e);
+        }
         synchronized (upload) {
             if (upload.finished) {
-                throw noLongerOpen(uploadId);
+                return repeated(bucket, key, uploadId, requested, noLongerOpen(uploadId));
             }
             List<PartInfo> parts = MultipartRules.select(requested, upload.parts, minPartSize, maxObjectSize);
             PutResult result;
@@ -132,9 +139,20 @@ final class MultipartUploads {
             } catch (IOException e) {
                 throw StoreEngine.internal("assembling " + key, e);
             }
+            completions.add(bucket.name(), key, uploadId, requested, result);
             finish(bucket, upload, uploadId);
             return result;
         }
+    }
+
+    /** A completion repeated (an SDK retrying): the first answer, or {@code otherwise} if none is remembered. */
+    private PutResult repeated(BucketState bucket, String key, String uploadId, List<CompletedPart> requested,
+            StoreException otherwise) throws StoreException {
+        var record = completions.find(bucket.name(), key, uploadId);
+        if (record.isEmpty()) {
+            throw otherwise;
+        }
+        return record.get().repeat(requested);
     }
 
     void abort(BucketState bucket, String key, String uploadId) throws StoreException {

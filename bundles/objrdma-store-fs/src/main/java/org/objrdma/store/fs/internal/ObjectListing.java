@@ -59,6 +59,11 @@ final class ObjectListing {
                 if (!prefixes.isEmpty() && prefixes.getLast().equals(rolledUp)) {
                     continue;
                 }
+                if (after != null && Utf8Key.of(rolledUp).compareTo(after) <= 0) {
+                    // a V1 marker (or start-after) that is itself a common prefix, as V1's NextMarker is:
+                    // its keys lie after it but were answered by it on the previous page
+                    continue;
+                }
                 if (objects.size() + prefixes.size() == request.maxKeys()) {
                     truncated = true;
                     break;

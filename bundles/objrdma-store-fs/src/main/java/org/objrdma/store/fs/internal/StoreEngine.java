@@ -29,6 +29,7 @@ import org.objrdma.api.store.PartInfo;
 import org.objrdma.api.store.PartsPage;
 import org.objrdma.api.store.PutOptions;
 import org.objrdma.api.store.PutResult;
+import org.objrdma.api.store.WriteCondition;
 import org.objrdma.api.store.StoreAction;
 import org.objrdma.api.store.StoreError;
 import org.objrdma.api.store.StoreException;
@@ -234,13 +235,19 @@ public final class StoreEngine implements EmbeddedStore {
 
     // ---- writing
 
+    /** Conditions are checked under the bucket's monitor in {@link #commit}, atomically with the rename. */
+    @Override
+    public boolean supportsConditionalWrites() {
+        return true;
+    }
+
     @Override
     public PutResult put(String bucket, String key, MemorySegment source, PutOptions options) throws StoreException {
         BucketState state = checkWrite(bucket, key, options.attributes());
         try (Backend.Staging staged = stage()) {
             Digests d = Ingest.fromSegment(source, maxObjectSize, options.checksums(), options.verifier(), staged);
             return commit(state, key, staged, d.length(), options.attributes(), d.checksums(),
-                    PartLayout.single(d.length()), 0, d.md5Hex());
+                    PartLayout.single(d.length()), 0, d.md5Hex(), options.condition());
         }
     }
 
@@ -251,7 +258,7 @@ public final class StoreEngine implements EmbeddedStore {
         try (Backend.Staging staged = stage()) {
             Digests d = Ingest.fromStream(body, length, maxObjectSize, options.checksums(), options.verifier(), staged);
             return commit(state, key, staged, d.length(), options.attributes(), d.checksums(),
-                    PartLayout.single(d.length()), 0, d.md5Hex());
+                    PartLayout.single(d.length()), 0, d.md5Hex(), options.condition());
         }
     }
 
@@ -274,12 +281,26 @@ public final class StoreEngine implements EmbeddedStore {
     PutResult commit(BucketState state, String key, Backend.Staging staged, long size, ObjectAttributes attributes,
             Map<ChecksumAlgorithm, String> checksums, PartLayout parts, int partsCount, String etag)
             throws StoreException {
+        return commit(state, key, staged, size, attributes, checksums, parts, partsCount, etag, WriteCondition.NONE);
+    }
+
+    /**
+     * As above, with S3's conditional write checked under the bucket's monitor, the one every commit, delete
+     * and rename of the bucket's keys takes: the object it is checked against is the one the commit replaces.
+     */
+    PutResult commit(BucketState state, String key, Backend.Staging staged, long size, ObjectAttributes attributes,
+            Map<ChecksumAlgorithm, String> checksums, PartLayout parts, int partsCount, String etag,
+            WriteCondition condition) throws StoreException {
         ObjectInfo info = new ObjectInfo(key, size, etag, clock.instant(), attributes, checksums, partsCount);
         try {
             staged.sealObject(info, parts);
             synchronized (state) {
                 if (state.deleted) {
                     throw new StoreException(StoreError.NO_SUCH_BUCKET, "the bucket " + state.name() + " was deleted");
+                }
+                if (!condition.isNone()) {
+                    ObjectSummary current = state.objects.get(Utf8Key.of(key));
+                    condition.check(current == null ? null : current.etag());
                 }
                 backend.commitObject(state.name(), key, staged);
                 state.objects.put(Utf8Key.of(key), summary(info));

@@ -54,6 +54,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     private final BucketCatalog catalog;
     private final RemoteWrites writes;
     private final RemoteMultipart multipart;
+    private final CompletionRecords completions = new CompletionRecords(java.time.Clock.systemUTC());
     private final ListTokens tokens;
     private final PartLayouts layouts;
 
@@ -414,7 +415,17 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     public PutResult completeMultipartUpload(String bucket, String key, String uploadId, List<CompletedPart> parts)
             throws StoreException {
         StoreLimits.validateKey(key);
-        UploadInfo upload = multipart.describe(remote(bucket), key, uploadId);
+        UploadInfo upload;
+        try {
+            upload = multipart.describe(remote(bucket), key, uploadId);
+        } catch (StoreException e) {
+            var record = e.error() == StoreError.NO_SUCH_UPLOAD ? completions.find(bucket, key, uploadId)
+                    : java.util.Optional.<org.objrdma.api.store.CompletedUpload>empty();
+            if (record.isEmpty()) {
+                throw e;
+            }
+            return record.get().repeat(parts); // a retried completion: the first answer, or InvalidPart
+        }
         Map<Integer, PartInfo> held = multipart.allParts(remote(bucket), key, uploadId);
         RemoteMultipart.checkCompletion(parts, held);
         multipart.complete(remote(bucket), key, uploadId, upload.checksumAlgorithm(), parts, held);
@@ -434,7 +445,9 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
                     .map(p -> held.get(p.partNumber()).checksums().get(algorithm)).toList()));
         }
         checksums.putAll(done.checksums());
-        return new PutResult(done.etag(), done.size(), done.lastModified(), checksums);
+        PutResult result = new PutResult(done.etag(), done.size(), done.lastModified(), checksums);
+        completions.add(bucket, key, uploadId, parts, result);
+        return result;
     }
 
     @Override
