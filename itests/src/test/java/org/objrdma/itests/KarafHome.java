@@ -88,6 +88,11 @@ public final class KarafHome implements AutoCloseable {
         karaf = pb.start();
     }
 
+    /** Whether the started Karaf is running (false once killed or exited). */
+    public boolean isAlive() {
+        return karaf != null && karaf.isAlive();
+    }
+
     /** Throws with a pointer to the log when the started Karaf has exited. */
     public void assertRunning() {
         if (karaf != null && !karaf.isAlive()) {

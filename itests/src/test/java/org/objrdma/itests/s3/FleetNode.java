@@ -26,6 +26,7 @@ final class FleetNode implements AutoCloseable {
     final String id;
     private final KarafHome karaf;
     private final int httpPort;
+    private final int sshPort = ObjRdmaTestSupport.freePort();
 
     private FleetNode(String id, KarafHome karaf, int httpPort) {
         this.id = id;
@@ -51,8 +52,16 @@ final class FleetNode implements AutoCloseable {
 
     /** Writes this node's etc/: {@code nodes} is the fleet list every node shares, {@code store} the remote. */
     void configure(String nodes, S3Target store) throws Exception {
+        configure(nodes, store.endpoint().toString(), store, "fleet-");
+    }
+
+    /**
+     * As above with the adapter's {@code endpoint} list (several endpoints of one cluster, e.g. its RGWs) and
+     * bucket prefix given; {@code store} supplies region and service credential.
+     */
+    void configure(String nodes, String endpoints, S3Target store, String bucketPrefix) throws Exception {
         karaf.appendConfig("org.ops4j.pax.web.cfg", "org.osgi.service.http.port = " + httpPort);
-        karaf.appendConfig("org.apache.karaf.shell.cfg", "sshPort = " + ObjRdmaTestSupport.freePort());
+        karaf.appendConfig("org.apache.karaf.shell.cfg", "sshPort = " + sshPort);
         karaf.appendConfig("org.apache.karaf.management.cfg", "rmiRegistryPort = " + ObjRdmaTestSupport.freePort()
                 + "\nrmiServerPort = " + ObjRdmaTestSupport.freePort());
         Path features = home().resolve("etc/org.apache.karaf.features.cfg");
@@ -62,16 +71,21 @@ final class FleetNode implements AutoCloseable {
             throw new AssertionError("no objrdma boot feature in " + features + ":\n" + boot);
         }
         Files.writeString(features, withAdapter);
-        karaf.appendConfig("org.objrdma.store.s3.cfg", "endpoint = " + store.endpoint()
+        karaf.appendConfig("org.objrdma.store.s3.cfg", "endpoint = " + endpoints
                 + "\nregion = " + store.region()
                 + "\nservice.access.key = " + store.accessKey()
                 + "\nservice.secret.key = " + store.secretKey()
-                + "\nbucket.prefix = fleet-"
+                + "\nbucket.prefix = " + bucketPrefix
                 + "\ncredentials = " + ACCESS_KEY + ":" + SECRET_KEY);
         karaf.appendConfig("org.objrdma.s3.cfg", "store.target = (objrdma.store=s3)");
         // the test's client endpoints are on loopback, which the session manager refuses unless allowed
         karaf.appendConfig("org.objrdma.session.cfg", "node.id = " + id + "\nnodes = " + nodes
                 + "\nallow.addresses = 127.0.0.0/8");
+        karaf.appendConfig("org.objrdma.cuobj.cfg", "allow.addresses = 127.0.0.0/8");
+    }
+
+    boolean isAlive() {
+        return karaf.isAlive();
     }
 
     void start() throws Exception {
@@ -88,6 +102,37 @@ final class FleetNode implements AutoCloseable {
                 .forcePathStyle(true)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(ACCESS_KEY, SECRET_KEY)))
                 .build();
+    }
+
+    /**
+     * Runs Karaf shell commands through {@code bin/client} (ssh, karaf/karaf, batch mode) and returns what they
+     * printed. Each run is bounded (30 s, then killed); ssh logins are refused until the JAAS realm is up, so a run
+     * whose output lacks {@code mustContain} is repeated, for at most a minute.
+     */
+    String shell(String commands, String mustContain) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        Path out = Files.createTempFile(home(), "client", ".out");
+        try {
+            while (true) {
+                Process p = new ProcessBuilder(home().resolve("bin/client").toString(), "-a", String.valueOf(sshPort),
+                        "-u", "karaf", "-p", "karaf", "-b").redirectErrorStream(true)
+                        .redirectOutput(out.toFile()).start();
+                try (var in = p.outputWriter()) {
+                    in.write(commands + "\n");
+                }
+                if (!p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                    p.descendants().forEach(ProcessHandle::destroyForcibly);
+                    p.destroyForcibly().waitFor();
+                }
+                String text = Files.readString(out).replaceAll("\u001B\\[[;\\d]*m", "");
+                if (text.contains(mustContain) || System.nanoTime() > deadline) {
+                    return text;
+                }
+                Thread.sleep(500);
+            }
+        } finally {
+            Files.deleteIfExists(out);
+        }
     }
 
     /** SIGKILL to the node's process tree: no shutdown, its sessions and queue pairs simply vanish. */

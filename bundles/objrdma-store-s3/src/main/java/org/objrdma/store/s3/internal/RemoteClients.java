@@ -1,6 +1,9 @@
 package org.objrdma.store.s3.internal;
 
 import java.io.InputStream;
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
 import java.nio.file.Files;
 import java.security.KeyStore;
 import java.time.Duration;
@@ -16,12 +19,14 @@ import software.amazon.awssdk.http.TlsTrustManagersProvider;
 import software.amazon.awssdk.http.apache.ApacheHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3Configuration;
 
 /** Builds the one pooled, synchronous S3 client the adapter talks to the remote store with. */
 final class RemoteClients {
     private RemoteClients() {
     }
 
+    /** The client of every remote call: one SDK client per endpoint behind {@link EndpointFailover}. */
     static S3Client create(S3StoreSettings s) {
         ApacheHttpClient.Builder http = ApacheHttpClient.builder()
                 .maxConnections(s.maxConnections())
@@ -32,12 +37,30 @@ final class RemoteClients {
             TrustManager[] managers = trustManagers(s);
             http.tlsTrustManagersProvider((TlsTrustManagersProvider) () -> managers);
         }
+        // one connection pool for all endpoints; the SDK does not close an HTTP client it was given, the
+        // failover client's close does
         SdkHttpClient httpClient = http.build();
+        List<S3Client> clients = new ArrayList<>();
+        for (URI endpoint : s.endpoints()) {
+            clients.add(create(s, httpClient, endpoint));
+        }
+        return EndpointFailover.over(s.endpoints(), clients, s.failoverStatuses(), s.failoverCooldownMs(),
+                httpClient::close);
+    }
+
+    private static S3Client create(S3StoreSettings s, SdkHttpClient httpClient, URI endpoint) {
         return S3Client.builder()
                 .httpClient(httpClient)
-                .endpointOverride(s.endpoint())
+                .endpointOverride(endpoint)
                 .region(Region.of(s.region()))
-                .forcePathStyle(s.pathStyle())
+                // no aws-chunked bodies: Ceph RGW 16.2 refuses the final chunk signature of an empty one
+                // (XAmzContentSHA256Mismatch, "signature of last chunk does not match"), so an empty object or
+                // catalog record could not be written; without it the SDK signs the payload's SHA-256 over plain
+                // HTTP (one more pass over re-creatable bodies) and sends UNSIGNED-PAYLOAD over TLS
+                .serviceConfiguration(S3Configuration.builder()
+                        .pathStyleAccessEnabled(s.pathStyle())
+                        .chunkedEncodingEnabled(false)
+                        .build())
                 .credentialsProvider(StaticCredentialsProvider.create(
                         AwsBasicCredentials.create(s.serviceAccessKey(), s.serviceSecretKey())))
                 // the adapter computes MD5 and the requested checksums itself while the bytes pass (it must,

@@ -3,8 +3,10 @@ package org.objrdma.store.s3.internal;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -292,6 +294,9 @@ final class RemoteMultipart {
                     .maxUploads(Math.max(1, request.maxUploads())));
             List<UploadInfo> uploads = new ArrayList<>();
             for (MultipartUpload u : r.uploads()) {
+                if (!afterKeyMarker(u.key(), request)) {
+                    continue;
+                }
                 ChecksumAlgorithm a = u.checksumAlgorithmAsString() == null ? null
                         : ChecksumAlgorithm.fromS3Name(u.checksumAlgorithmAsString()).orElse(null);
                 Instant initiated = u.initiated() == null ? Instant.EPOCH : u.initiated();
@@ -310,6 +315,19 @@ final class RemoteMultipart {
         } catch (SdkException e) {
             throw RemoteErrors.map(e, StoreError.NO_SUCH_BUCKET, "ListMultipartUploads");
         }
+    }
+
+    /**
+     * S3: with a key marker and no upload-id marker, only keys after the marker are listed. RGW 16.2 also lists the
+     * marker key's own uploads; they are dropped here (the page can come out shorter, its markers stay right).
+     */
+    static boolean afterKeyMarker(String key, ListUploadsRequest request) {
+        String marker = request.keyMarker();
+        if (marker == null || marker.isEmpty() || request.uploadIdMarker() != null) {
+            return true;
+        }
+        return Arrays.compareUnsigned(key.getBytes(StandardCharsets.UTF_8),
+                marker.getBytes(StandardCharsets.UTF_8)) > 0;
     }
 
     /** Bounds of the spool a streamed part waits in for its verdict. */

@@ -82,7 +82,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
 
     @Override
     public String name() {
-        return "s3:" + settings.endpoint();
+        return "s3:" + String.join(",", settings.endpoints().stream().map(Object::toString).toList());
     }
 
     @Override
@@ -129,6 +129,18 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
         StoreLimits.validateBucketName(remote(bucket));
         if (remote(bucket).equals(settings.systemBucket())) {
             throw new StoreException(StoreError.BUCKET_ALREADY_EXISTS, "the name " + bucket + " is reserved");
+        }
+        // asked first, not inferred from CreateBucket's answer: RGW (like S3's us-east-1) answers 200 to a
+        // CreateBucket of a bucket the service credential already owns, which all of the gateway's buckets are
+        Optional<BucketInfo> recorded = catalog.lookup(bucket);
+        if (recorded.isPresent()) {
+            throw recorded.get().owner().equals(owner)
+                    ? new StoreException(StoreError.BUCKET_ALREADY_OWNED_BY_YOU, "you already own " + bucket)
+                    : new StoreException(StoreError.BUCKET_ALREADY_EXISTS, "the bucket " + bucket + " exists");
+        }
+        if (remoteBucketExists(bucket)) {
+            throw new StoreException(StoreError.BUCKET_ALREADY_EXISTS, "the bucket " + bucket
+                    + " exists on the remote store (made by another client of it)");
         }
         try {
             s3.createBucket(b -> b.bucket(remote(bucket)));

@@ -111,12 +111,12 @@ public final class S3StoreComponent {
     private void serve(S3StoreSettings s, S3ObjectStore opened) {
         Dictionary<String, Object> props = new Hashtable<>();
         props.put("objrdma.store", "s3");
-        props.put("objrdma.store.endpoint", s.endpoint().toString());
+        props.put("objrdma.store.endpoint", String.join(",", s.endpoints().stream().map(Object::toString).toList()));
         props.put(Constants.SERVICE_DESCRIPTION, "objrdma S3 object store adapter");
         store = opened;
         registration = context.registerService(ObjectStore.class, opened, props);
         LOG.info("S3 object store adapter active on {} (region {}, {} style, pool {}, {} user(s))",
-                s.endpoint(), s.region(), s.pathStyle() ? "path" : "virtual-host", s.maxConnections(), s.users().size());
+                s.endpoints(), s.region(), s.pathStyle() ? "path" : "virtual-host", s.maxConnections(), s.users().size());
     }
 
     private static void unregister(ServiceRegistration<ObjectStore> r) {

@@ -9,7 +9,8 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
         description = "The store SPI over a remote S3-compatible service, reached with one service credential.")
 @interface S3StoreConfig {
     @AttributeDefinition(name = "endpoint", description = "http:// or https:// URI of the remote S3 service, "
-            + "e.g. https://rgw.example:443. Required.")
+            + "e.g. https://rgw.example:443; or several, comma-separated, of one cluster (e.g. its RGWs): the first "
+            + "is used while it answers, the next when it fails. Required.")
     String endpoint();
 
     @AttributeDefinition(name = "region", description = "Signing region (SigV4).")
@@ -44,9 +45,17 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     @AttributeDefinition(name = "read.timeout.ms", description = "Socket read timeout, 1..3600000 ms.")
     int read_timeout_ms() default 60000;
 
-    @AttributeDefinition(name = "max.retries", description = "Retries of a failed remote call (SDK standard "
-            + "retry mode, with backoff), 0..20.")
+    @AttributeDefinition(name = "max.retries", description = "Retries of a failed remote call on one endpoint "
+            + "(SDK standard retry mode, with backoff), 0..20; with several endpoints the call then moves on.")
     int max_retries() default 3;
+
+    @AttributeDefinition(name = "failover.cooldown.ms", description = "With several endpoints: how long one that "
+            + "failed is passed over before it is tried again, 0..3600000 ms.")
+    int failover_cooldown_ms() default 30000;
+
+    @AttributeDefinition(name = "failover.statuses", description = "With several endpoints: HTTP statuses that "
+            + "count as the endpoint failing (besides no answer at all), comma-separated 5xx; empty for none.")
+    String failover_statuses() default "502,503,504";
 
     @AttributeDefinition(name = "multipart.threshold", description = "Objects at least this large (bytes) are "
             + "written as a multipart upload, 5 MiB..5 GiB.")

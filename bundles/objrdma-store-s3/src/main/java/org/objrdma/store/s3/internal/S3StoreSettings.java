@@ -4,7 +4,11 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.objrdma.api.store.StoreException;
 import org.objrdma.api.store.StoreLimits;
 
@@ -12,14 +16,17 @@ import org.objrdma.api.store.StoreLimits;
  * The checked configuration of PID {@code org.objrdma.store.s3}. Every bad value is refused with an
  * {@link IllegalArgumentException} naming the property, so DS records a failed activation and nothing starts.
  */
-record S3StoreSettings(URI endpoint, String region, boolean pathStyle, String serviceAccessKey,
+record S3StoreSettings(List<URI> endpoints, String region, boolean pathStyle, String serviceAccessKey,
         String serviceSecretKey, Path trustStore, String trustStorePassword, int maxConnections,
         int connectTimeoutMs, int readTimeoutMs, int maxRetries, long multipartThreshold, long partSize,
-        String bucketPrefix, String systemBucket, UserCredentials users) {
+        String bucketPrefix, String systemBucket, UserCredentials users, int failoverCooldownMs,
+        Set<Integer> failoverStatuses) {
 
     static final long MAX_PART = 5L * 1024 * 1024 * 1024;
 
     S3StoreSettings {
+        endpoints = List.copyOf(endpoints);
+        failoverStatuses = Set.copyOf(failoverStatuses);
         if (partSize > multipartThreshold) {
             throw new IllegalArgumentException("multipart.part.size (" + partSize
                     + ") must not exceed multipart.threshold (" + multipartThreshold + ")");
@@ -38,7 +45,7 @@ record S3StoreSettings(URI endpoint, String region, boolean pathStyle, String se
     }
 
     static S3StoreSettings from(Map<String, ?> p) {
-        URI endpoint = endpoint(required(p, "endpoint"));
+        List<URI> endpoints = endpoints(required(p, "endpoint"));
         Path trust = null;
         String trustSpec = string(p, "tls.truststore", "");
         if (!trustSpec.isBlank()) {
@@ -51,7 +58,7 @@ record S3StoreSettings(URI endpoint, String region, boolean pathStyle, String se
         if (!region.matches("[a-z0-9-]{1,64}")) {
             throw new IllegalArgumentException("region: 1..64 of a-z 0-9 -, was '" + region + "'");
         }
-        return new S3StoreSettings(endpoint, region, bool(p, "path.style", true),
+        return new S3StoreSettings(endpoints, region, bool(p, "path.style", true),
                 required(p, "service.access.key"), required(p, "service.secret.key"), trust,
                 string(p, "tls.truststore.password", ""),
                 (int) number(p, "max.connections", 64, 1, 4096),
@@ -61,7 +68,53 @@ record S3StoreSettings(URI endpoint, String region, boolean pathStyle, String se
                 number(p, "multipart.threshold", 64L << 20, StoreLimits.MIN_PART_SIZE, MAX_PART),
                 number(p, "multipart.part.size", 16L << 20, StoreLimits.MIN_PART_SIZE, MAX_PART),
                 string(p, "bucket.prefix", ""), string(p, "system.bucket", "objrdma-system"),
-                UserCredentials.parse(string(p, "credentials", "")));
+                UserCredentials.parse(string(p, "credentials", "")),
+                (int) number(p, "failover.cooldown.ms", 30_000, 0, 3_600_000),
+                statuses(string(p, "failover.statuses", "502,503,504")));
+    }
+
+    /** The first endpoint: the one the adapter prefers while it answers. */
+    URI endpoint() {
+        return endpoints.getFirst();
+    }
+
+    private static List<URI> endpoints(String spec) {
+        List<URI> list = new ArrayList<>();
+        for (String one : spec.split(",", -1)) {
+            if (one.isBlank()) {
+                throw new IllegalArgumentException("endpoint: an empty entry in the list '" + spec + "'");
+            }
+            URI uri = endpoint(one);
+            if (list.contains(uri)) {
+                throw new IllegalArgumentException("endpoint: " + uri + " is listed twice");
+            }
+            list.add(uri);
+        }
+        if (list.size() > 16) {
+            throw new IllegalArgumentException("endpoint: at most 16 endpoints, was " + list.size());
+        }
+        return list;
+    }
+
+    private static Set<Integer> statuses(String spec) {
+        Set<Integer> set = new TreeSet<>();
+        for (String one : spec.split(",")) {
+            if (one.isBlank()) {
+                continue;
+            }
+            int status;
+            try {
+                status = Integer.parseInt(one.strip());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("failover.statuses: not an HTTP status: '" + one.strip() + "'");
+            }
+            if (status < 500 || status > 599) {
+                throw new IllegalArgumentException("failover.statuses: only 5xx statuses say the endpoint failed, was "
+                        + status);
+            }
+            set.add(status);
+        }
+        return set;
     }
 
     private static URI endpoint(String spec) {

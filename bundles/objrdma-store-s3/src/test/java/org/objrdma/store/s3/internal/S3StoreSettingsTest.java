@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.HashMap;
+import java.net.URI;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -41,8 +43,11 @@ class S3StoreSettingsTest {
         assertEquals(64L << 20, s.multipartThreshold());
         assertEquals(16L << 20, s.partSize());
         assertEquals("objrdma-system", s.systemBucket());
-        assertEquals("p-b", new S3StoreSettings(s.endpoint(), s.region(), false, "k", "s", null, "", 1, 1, 1, 0,
-                5L << 20, 5L << 20, "p-", "sys-bucket", s.users()).remoteBucket("b"));
+        assertEquals(30_000, s.failoverCooldownMs());
+        assertEquals(java.util.Set.of(502, 503, 504), s.failoverStatuses());
+        assertEquals(1, s.endpoints().size());
+        assertEquals("p-b", new S3StoreSettings(s.endpoints(), s.region(), false, "k", "s", null, "", 1, 1, 1, 0,
+                5L << 20, 5L << 20, "p-", "sys-bucket", s.users(), 0, java.util.Set.of()).remoteBucket("b"));
         assertEquals(2, s.users().size());
         assertFalse(s.users().toString().contains("secret"), "secrets never printed");
         Map<String, Object> withTrust = valid();
@@ -56,12 +61,34 @@ class S3StoreSettingsTest {
     }
 
     @Test
+    void severalEndpointsOfOneClusterInOrderAndFailoverSettings() {
+        Map<String, Object> p = valid();
+        p.put("endpoint", "http://127.0.0.1:7480, http://127.0.0.1:7481 ,https://rgw.example");
+        p.put("failover.cooldown.ms", "0");
+        p.put("failover.statuses", "503, 500");
+        S3StoreSettings s = S3StoreSettings.from(p);
+        assertEquals(List.of(URI.create("http://127.0.0.1:7480"), URI.create("http://127.0.0.1:7481"),
+                URI.create("https://rgw.example")), s.endpoints());
+        assertEquals(URI.create("http://127.0.0.1:7480"), s.endpoint());
+        assertEquals(0, s.failoverCooldownMs());
+        assertEquals(java.util.Set.of(500, 503), s.failoverStatuses());
+        p.put("failover.statuses", "");
+        assertEquals(java.util.Set.of(), S3StoreSettings.from(p).failoverStatuses());
+    }
+
+    @Test
     void badValuesNameTheirProperty() {
         assertTrue(refused("endpoint", null).startsWith("endpoint is required"));
         assertTrue(refused("endpoint", "ftp://x").startsWith("endpoint:"));
         assertTrue(refused("endpoint", "http:///nohost").startsWith("endpoint:"));
         assertTrue(refused("endpoint", "http://h/?q=1").startsWith("endpoint:"));
         assertTrue(refused("endpoint", "http://h w").startsWith("endpoint:"));
+        assertTrue(refused("endpoint", "http://a:1,,http://b:2").startsWith("endpoint: an empty entry"));
+        assertTrue(refused("endpoint", "http://a:1,ftp://b").startsWith("endpoint:"));
+        assertTrue(refused("endpoint", "http://a:1, http://a:1").startsWith("endpoint: http://a:1 is listed twice"));
+        assertTrue(refused("failover.cooldown.ms", -1).startsWith("failover.cooldown.ms:"));
+        assertTrue(refused("failover.statuses", "404").startsWith("failover.statuses: only 5xx"));
+        assertTrue(refused("failover.statuses", "50x").startsWith("failover.statuses: not an HTTP status"));
         assertTrue(refused("region", "US EAST").startsWith("region:"));
         assertTrue(refused("path.style", "yes").startsWith("path.style:"));
         assertTrue(refused("service.access.key", "").startsWith("service.access.key is required"));
