@@ -19,6 +19,9 @@
 # etc/org.objrdma.store.fs.cfg; Karaf picks the change up live. s3proxy has one identity, so all three users
 # are the same there (tests that need a second identity to be refused fail on s3proxy for that reason).
 #
+# The suite empties its buckets with ListObjectVersions, which objrdma does not implement (501): the pytest
+# plugin scripts/s3-tests/s3tests_unversioned_cleanup.py falls back to unversioned calls for that cleanup only.
+#
 # Left out by marker (features objrdma does not implement; each answers 501 NotImplemented): ACLs and policies
 # beyond the marker-less ACL tests, versioning and delete markers, lifecycle, encryption (SSE-C, SSE-KMS,
 # SSE-S3), object lock and ownership, tagging, website, S3 Select, storage classes, logging, append, IAM/STS/SNS;
@@ -163,7 +166,9 @@ or token_principal_tag_role_policy_test or token_request_tag_trust_policy_test o
 or token_role_tags_test or token_tag_keys_test or group or target_by_bucket or fails_without_logging_rollover)"
 
 echo "s3-tests.sh: $server at $endpoint, results in $out"
-(cd "$checkout" && S3TEST_CONF="$out/s3tests.conf" $python -m pytest -q -p no:cacheprovider \
+# -p s3tests_unversioned_cleanup: the suite's bucket cleanup without versioning (see that file)
+(cd "$checkout" && PYTHONUNBUFFERED=1 PYTHONPATH="$root/scripts/s3-tests" S3TEST_CONF="$out/s3tests.conf" \
+    $python -m pytest -q -p no:cacheprovider -p s3tests_unversioned_cleanup \
     --junitxml="$out/junit.xml" -o junit_family=xunit1 -m "$markers" \
     s3tests/functional/test_s3.py s3tests/functional/test_headers.py "$@" > "$out/pytest.log" 2>&1) || true
 
