@@ -185,7 +185,10 @@ public final class SigV2Authenticator {
     /** RFC 1123 ({@code Thu, 03 Dec 2026 10:41:46 GMT}), or the ISO 8601 basic form some clients send. */
     static Instant parseDate(String text) throws S3Exception {
         try {
-            return ZonedDateTime.parse(text, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+            // the day name is left out: S3 does not check that it fits the date (s3-tests sends ones that do not)
+            int comma = text.indexOf(", ");
+            return ZonedDateTime.parse(comma < 0 ? text : text.substring(comma + 2),
+                    DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
         } catch (DateTimeParseException e) {
             try {
                 return LocalDateTime.parse(text, AMZ_DATE).toInstant(ZoneOffset.UTC);
