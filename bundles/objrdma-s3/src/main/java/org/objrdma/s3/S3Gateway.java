@@ -11,7 +11,7 @@ import java.util.function.Consumer;
 import org.objrdma.api.store.StoreError;
 import org.objrdma.api.store.StoreException;
 import org.objrdma.s3.auth.Authentication;
-import org.objrdma.s3.auth.SigV4Authenticator;
+import org.objrdma.s3.auth.RequestAuthenticator;
 import org.objrdma.s3.internal.Dispatch;
 import org.objrdma.s3.rdma.RdmaServices;
 import org.objrdma.s3.xml.XmlWriter;
@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Serves S3 requests against an {@link ObjectStore}: parses the target (path style, or virtual-host style
- * under {@link S3Settings#virtualHostDomain()}) from the raw URI, authenticates (SigV4), runs the
+ * under {@link S3Settings#virtualHostDomain()}) from the raw URI, authenticates (SigV4; SigV2 unless
+ * {@link S3Settings#acceptSigV2()} is off), runs the
  * operation, and answers every failure as S3 XML with {@code Code}, {@code Message}, {@code Resource} and
  * {@code RequestId}; every response carries {@code x-amz-request-id}. Thread-safe; one per store and
  * configuration.
@@ -33,7 +34,7 @@ public final class S3Gateway {
 
     private final ObjectStore store;
     private final S3Settings settings;
-    private final SigV4Authenticator authenticator;
+    private final RequestAuthenticator authenticator;
     private final RdmaServices rdma;
     private final Consumer<String> errorAnswered;
 
@@ -60,7 +61,8 @@ public final class S3Gateway {
         this.store = Objects.requireNonNull(store, "store");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.rdma = Objects.requireNonNull(rdma, "rdma");
-        this.authenticator = new SigV4Authenticator(settings.region(), settings.maxClockSkew(), clock, store::secretKey);
+        this.authenticator = new RequestAuthenticator(settings.region(), settings.maxClockSkew(), settings.acceptSigV2(),
+                clock, store::secretKey);
     }
 
     public S3Settings settings() {
@@ -78,7 +80,7 @@ public final class S3Gateway {
         try {
             QueryString query = QueryString.parse(request.rawQuery());
             Target target = Target.of(request, settings.virtualHostDomain());
-            Authentication auth = authenticator.authenticate(request, query);
+            Authentication auth = authenticator.authenticate(request, query, target.bucket(), target.virtualHost());
             Dispatch.serve(request, response, query, auth, target.bucket(), target.key(), store, settings,
                     rdma);
         } catch (S3Exception e) {
@@ -131,8 +133,8 @@ public final class S3Gateway {
         }
     }
 
-    /** Bucket and key of a request, decoded from the raw path. */
-    record Target(String bucket, String key) {
+    /** Bucket and key of a request, decoded from the raw path; {@code virtualHost} when the Host named the bucket. */
+    record Target(String bucket, String key, boolean virtualHost) {
 
         static Target of(S3Request request, String virtualHostDomain) throws S3Exception {
             String path = request.rawPath();
@@ -143,16 +145,16 @@ public final class S3Gateway {
             if (!virtualHostDomain.isEmpty() && host != null && host.endsWith("." + virtualHostDomain)) {
                 String bucket = host.substring(0, host.length() - virtualHostDomain.length() - 1);
                 String key = UriEncoding.decodePath(path.substring(1));
-                return new Target(bucket, key.isEmpty() ? null : key);
+                return new Target(bucket, key.isEmpty() ? null : key, true);
             }
             String rest = path.substring(1);
             if (rest.isEmpty()) {
-                return new Target(null, null);
+                return new Target(null, null, false);
             }
             int slash = rest.indexOf('/');
             String bucket = UriEncoding.decodePath(slash < 0 ? rest : rest.substring(0, slash));
             String key = slash < 0 ? "" : UriEncoding.decodePath(rest.substring(slash + 1));
-            return new Target(bucket, key.isEmpty() ? null : key);
+            return new Target(bucket, key.isEmpty() ? null : key, false);
         }
 
         private static String hostWithoutPort(String host) {

@@ -14,14 +14,27 @@ import java.util.regex.Pattern;
  * @param maxClockSkew       how far a header-signed request's time may be from the server's
  * @param maxXmlBodyBytes    largest XML request body (CompleteMultipartUpload, DeleteObjects)
  * @param maxPutBytes        largest PutObject / UploadPart body
+ * @param acceptSigV2        whether AWS Signature Version 2 is accepted (header and presigned) besides SigV4;
+ *                           false is the stricter choice (the RDMA routes take SigV4 only either way)
  */
 public record S3Settings(String region, String virtualHostDomain, Duration maxClockSkew, int maxXmlBodyBytes,
-        long maxPutBytes) {
+        long maxPutBytes, boolean acceptSigV2) {
 
     private static final Pattern REGION = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
 
     public static final S3Settings DEFAULTS = new S3Settings("us-east-1", "", Duration.ofMinutes(15), 3 << 20,
-            5L << 30);
+            5L << 30, true);
+
+    /** As the canonical constructor, with SigV2 accepted (the default). */
+    public S3Settings(String region, String virtualHostDomain, Duration maxClockSkew, int maxXmlBodyBytes,
+            long maxPutBytes) {
+        this(region, virtualHostDomain, maxClockSkew, maxXmlBodyBytes, maxPutBytes, true);
+    }
+
+    /** These settings with SigV2 accepted or refused. */
+    public S3Settings withSigV2(boolean accept) {
+        return new S3Settings(region, virtualHostDomain, maxClockSkew, maxXmlBodyBytes, maxPutBytes, accept);
+    }
 
     /** Checks every value; a bad one throws {@link IllegalArgumentException} naming the property. */
     public S3Settings {

@@ -110,6 +110,62 @@ public abstract class DebianClientsConformance extends S3ConformanceBase {
     }
 
     @Test
+    void s3cmdSignatureV2() throws Exception {
+        // s3cmd signs every request with SigV2 (HMAC-SHA1, x-amz-date, sub-resources in the resource)
+        String hostPort = endpoint().getHost() + ":" + endpoint().getPort();
+        Path cfg = home.resolve("s3cfg-v2");
+        Files.writeString(cfg, "[default]\naccess_key = " + accessKey() + "\nsecret_key = " + secretKey()
+                + "\nhost_base = " + hostPort + "\nhost_bucket = " + hostPort + "\nuse_https = False\n"
+                + "signature_v2 = True\nbucket_location = " + region() + "\n");
+        Map<String, String> env = cleanEnvironment();
+        String bucket = bucketName("s3cmdv2");
+        String url = "s3://" + bucket;
+        String hugeSha = Payloads.writeFile(scratch.resolve("huge.bin"), 16 * MIB + 5, 4);
+        s3cmd(env, cfg, "mb", url);
+        s3cmd(env, cfg, "put", data.resolve("small.bin").toString(), url + "/dir/small file.bin");
+        s3cmd(env, cfg, "get", "--force", url + "/dir/small file.bin", scratch.resolve("small.out").toString());
+        assertEquals(smallSha, Payloads.sha256(scratch.resolve("small.out")));
+        s3cmd(env, cfg, "put", "--multipart-chunk-size-mb=5", scratch.resolve("huge.bin").toString(), url + "/huge.bin");
+        assertTrue(s3(ClientMode.DEFAULTS).headObject(b -> b.bucket(bucket).key("huge.bin")).eTag().endsWith("-4\""),
+                "s3cmd uploads 16 MiB in 5 MiB parts");
+        s3cmd(env, cfg, "get", "--force", url + "/huge.bin", scratch.resolve("huge.out").toString());
+        assertEquals(hugeSha, Payloads.sha256(scratch.resolve("huge.out")));
+        String ls = s3cmd(env, cfg, "ls", url + "/dir/");
+        assertTrue(ls.contains(url + "/dir/small file.bin"), ls);
+        s3cmd(env, cfg, "del", url + "/dir/small file.bin");
+        assertEquals(List.of("huge.bin"), listed(bucket, ""));
+    }
+
+    @Test
+    void boto3PresignedUrlsAreSignatureV2() throws Exception {
+        // Debian bookworm's boto3 1.26 presigns with SigV2 ('s3') by default: AWSAccessKeyId, Signature, Expires
+        String bucket = newBucket("boto3v2");
+        Path script = home.resolve("presign.py");
+        Files.writeString(script, String.join("\n",
+                "import sys, boto3, requests",
+                "s3 = boto3.client('s3', endpoint_url=sys.argv[1], aws_access_key_id=sys.argv[2],",
+                "                  aws_secret_access_key=sys.argv[3], region_name=sys.argv[4])",
+                "put = s3.generate_presigned_url('put_object', Params={'Bucket': sys.argv[5], 'Key': 'p/k v'},"
+                        + " ExpiresIn=300)",
+                "get = s3.generate_presigned_url('get_object', Params={'Bucket': sys.argv[5], 'Key': 'p/k v'},"
+                        + " ExpiresIn=300)",
+                "assert 'AWSAccessKeyId=' in put and 'Signature=' in put and 'Expires=' in put, put",
+                "body = open(sys.argv[6], 'rb').read()",
+                // requests sends no Content-Type of its own (it is part of what V2 signs)
+                "r = requests.put(put, data=body)",
+                "assert r.status_code == 200, (r.status_code, r.text)",
+                "r = requests.get(get)",
+                "assert r.status_code == 200 and r.content == body, (r.status_code, r.text)",
+                "r = requests.get(get.replace('Expires=', 'Expires=1'))",
+                "assert r.status_code == 403, ('a presigned URL with a changed Expires', r.status_code, r.text)",
+                "print('ok', boto3.__version__)", ""));
+        String out = ok(cleanEnvironment(), new String[] {"/usr/bin/python3", script.toString(), endpoint().toString(),
+                accessKey(), secretKey(), region(), bucket, data.resolve("small.bin").toString()});
+        assertTrue(out.contains("ok"), out);
+        assertEquals(List.of("p/k v"), listed(bucket, "p/"));
+    }
+
+    @Test
     void rclone() throws Exception {
         Path conf = home.resolve("rclone.conf");
         Files.writeString(conf, "[t]\ntype = s3\nprovider = Other\naccess_key_id = " + accessKey()

@@ -263,16 +263,62 @@ public abstract class ErrorConformance extends S3ConformanceBase {
     }
 
     @Test
-    void signatureV2IsRefused() throws Exception {
-        // s3proxy is configured to accept V2 as well; objrdma accepts only SigV4 and says so
-        org.junit.jupiter.api.Assumptions.assumeTrue(followsS3Strictly(), "s3proxy runs with AWS_V2_OR_V4");
+    void signatureV2WithAWrongSignatureIsRefused() throws Exception {
         String bucket = newBucket("errv2");
         RawS3.Response r = raw().send("PUT", raw().uri(path(bucket, "k"), null),
-                Map.of("Authorization", "AWS " + accessKey() + ":bm90IGEgcmVhbCBzaWduYXR1cmU=",
-                        "Date", java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME.format(
-                                java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC))), bytes("v2"));
-        assertError(r, 400, "InvalidRequest");
+                Map.of("Authorization", "AWS " + accessKey() + ":bm90IGEgcmVhbCBzaWduYXR1cmU=", "Date", httpDate()),
+                bytes("v2"));
+        assertError(r, 403, "SignatureDoesNotMatch");
         assertAbsent(bucket, "k");
+    }
+
+    @Test
+    void signatureV2DigestAndDateRows() throws Exception {
+        String bucket = newBucket("errv2md5");
+        byte[] body = bytes("signed with version 2");
+        String goodMd5 = java.util.Base64.getEncoder().encodeToString(
+                java.security.MessageDigest.getInstance("MD5").digest(body));
+        String otherMd5 = java.util.Base64.getEncoder().encodeToString(
+                java.security.MessageDigest.getInstance("MD5").digest(bytes("other")));
+        assertError(putV2(bucket, "k", body, otherMd5, httpDate()), 400, "BadDigest");
+        assertAbsent(bucket, "k");
+        assertError(putV2(bucket, "k", body, "not-an-md5", httpDate()), 400, "InvalidDigest");
+        assertAbsent(bucket, "k");
+        assertError(putV2(bucket, "k", body, goodMd5, null), 403, "AccessDenied");
+        assertAbsent(bucket, "k");
+        String old = java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME.format(
+                java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC).minusHours(1));
+        assertEquals(403, putV2(bucket, "k", body, goodMd5, old).status(), "an hour-old Date is refused");
+        assertAbsent(bucket, "k");
+        RawS3.Response ok = putV2(bucket, "k", body, goodMd5, httpDate());
+        assertEquals(200, ok.status(), ok::toString);
+        assertEquals(new String(body, StandardCharsets.UTF_8),
+                s3(ClientMode.DEFAULTS).getObjectAsBytes(b -> b.bucket(bucket).key("k")).asUtf8String());
+    }
+
+    /** A PUT signed with SigV2 (Content-MD5, Content-Type, Date and the bucket/key resource signed). */
+    private RawS3.Response putV2(String bucket, String key, byte[] body, String contentMd5, String date)
+            throws Exception {
+        String resource = path(bucket, key);
+        String toSign = "PUT\n" + contentMd5 + "\napplication/octet-stream\n" + (date == null ? "" : date) + "\n"
+                + resource;
+        javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA1");
+        mac.init(new javax.crypto.spec.SecretKeySpec(secretKey().getBytes(StandardCharsets.UTF_8), "HmacSHA1"));
+        String signature = java.util.Base64.getEncoder().encodeToString(
+                mac.doFinal(toSign.getBytes(StandardCharsets.UTF_8)));
+        Map<String, String> headers = new java.util.LinkedHashMap<>();
+        headers.put("Authorization", "AWS " + accessKey() + ":" + signature);
+        headers.put("Content-MD5", contentMd5);
+        headers.put("Content-Type", "application/octet-stream");
+        if (date != null) {
+            headers.put("Date", date);
+        }
+        return raw().send("PUT", raw().uri(resource, null), headers, body);
+    }
+
+    private static String httpDate() {
+        return java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME.format(
+                java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC));
     }
 
     private RawS3.Response putSignedChunks(String bucket, String key, byte[] data, boolean tamper) throws Exception {

@@ -18,7 +18,8 @@ final class Router {
             "versionId", "x-id", "response-content-type", "response-content-language", "response-expires",
             "response-cache-control", "response-content-disposition", "response-content-encoding",
             "X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Date", "X-Amz-Expires", "X-Amz-SignedHeaders",
-            "X-Amz-Signature", "X-Amz-Content-Sha256", "X-Amz-Security-Token", "uploads", "delete", "location");
+            "X-Amz-Signature", "X-Amz-Content-Sha256", "X-Amz-Security-Token", "AWSAccessKeyId", "Signature", "Expires",
+            "uploads", "delete", "location");
 
     private Router() {
     }

@@ -10,7 +10,7 @@ import org.osgi.service.metatype.annotations.Option;
  * The HTTP port, TLS and threads are Pax Web's ({@code org.ops4j.pax.web}), not the gateway's.
  */
 @ObjectClassDefinition(id = "org.objrdma.s3", name = "objrdma S3 gateway",
-        description = "S3 over HTTP (SigV4, aws-chunked) in front of the ObjectStore service.")
+        description = "S3 over HTTP (SigV4 and SigV2, aws-chunked) in front of the ObjectStore service.")
 public @interface S3GatewayConfig {
 
     @AttributeDefinition(name = "Region", description = "The region signatures must be scoped to (the credential's "
@@ -33,6 +33,12 @@ public @interface S3GatewayConfig {
     @AttributeDefinition(name = "Largest object or part (bytes)", description = "Largest PutObject or UploadPart "
             + "body. Default 5368709120 (5 GiB, as S3).")
     long max_put_bytes() default 5L << 30;
+
+    @AttributeDefinition(name = "Accept SigV2", description = "Whether requests signed with AWS Signature Version 2 "
+            + "(Authorization: AWS AKID:signature, or presigned AWSAccessKeyId/Signature/Expires) are served, as "
+            + "s3cmd and older SDKs send them and Debian's boto3 presigns. false is the stricter choice: only SigV4, "
+            + "V2 answered 400 InvalidRequest. The RDMA routes take SigV4 only either way. Default true.")
+    boolean sigv2_enabled() default true;
 
     @AttributeDefinition(name = "RDMA threshold (bytes)", description = "Smallest GET range or PUT moved over "
             + "cuObject; smaller ones are declined (x-amz-rdma-reply: 501; a GET answers with the body). At least 1. "

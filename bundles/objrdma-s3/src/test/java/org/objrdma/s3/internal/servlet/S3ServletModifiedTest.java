@@ -55,6 +55,14 @@ class S3ServletModifiedTest {
     }
 
     @Test
+    void sigV2IsOnByDefaultAndCanBeTurnedOffLive() {
+        S3Servlet servlet = active();
+        assertEquals(true, servlet.gateway().settings().acceptSigV2());
+        servlet.modified(config(Map.of("max_put_bytes", 1000L, "sigv2_enabled", false)));
+        assertEquals(false, servlet.gateway().settings().acceptSigV2());
+    }
+
+    @Test
     void aBadValueIsRefusedAndTheGatewayKeepsItsSettings() {
         S3Servlet servlet = active();
         S3Gateway before = servlet.gateway();

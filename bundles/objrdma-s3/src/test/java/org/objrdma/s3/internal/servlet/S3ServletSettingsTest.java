@@ -40,6 +40,7 @@ class S3ServletSettingsTest {
             @Override public String rdma_foreign_sessions() { return foreignSessions; }
             @Override public long rdma_forward_connect_timeout_ms() { return connectMs; }
             @Override public long rdma_forward_read_timeout_ms() { return readMs; }
+            @Override public boolean sigv2_enabled() { return true; }
             @Override public String store_target() { return "(objectClass=*)"; }
         };
     }

@@ -177,12 +177,13 @@ record S3StoreSettings(List<URI> endpoints, String region, boolean pathStyle, St
      */
     @Override
     public String toString() {
-        return "S3StoreSettings[endpoint " + endpoint + ", region " + region + ", path style " + pathStyle
+        return "S3StoreSettings[endpoints " + endpoints + ", region " + region + ", path style " + pathStyle
                 + ", service access key " + serviceAccessKey + ", service secret key (not shown), trust store "
                 + (trustStore == null ? "none" : trustStore + ", password (not shown)") + ", max connections "
                 + maxConnections + ", timeouts " + connectTimeoutMs + "/" + readTimeoutMs + " ms, retries " + maxRetries
                 + ", multipart " + multipartThreshold + "/" + partSize + ", bucket prefix '" + bucketPrefix
-                + "', system bucket " + systemBucket + ", users " + users + "]";
+                + "', system bucket " + systemBucket + ", users " + users + ", failover cooldown " + failoverCooldownMs
+                + " ms on " + failoverStatuses + "]";
     }
 
     /** The remote name of a gateway bucket. */
