@@ -65,7 +65,9 @@ class ShippedConfigurationTest {
             NodeList adNodes = ocd.getElementsByTagName("AD");
             for (int j = 0; j < adNodes.getLength(); j++) {
                 Element ad = (Element) adNodes.item(j);
-                ads.put(ad.getAttribute("id"), ad.getAttribute("default"));
+                // a metatype default is a comma-separated list where a backslash-comma is a comma inside one value:
+                // a single-valued property's default 502 backslash-comma 503 is the one value "502,503"
+                ads.put(ad.getAttribute("id"), ad.getAttribute("default").replace("\\,", ","));
             }
             ocds.put(ocd.getAttribute("id"), ads);
         }

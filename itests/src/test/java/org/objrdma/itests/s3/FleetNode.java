@@ -25,6 +25,8 @@ final class FleetNode implements AutoCloseable {
 
     final String id;
     private final KarafHome karaf;
+    /** The password of the node's Karaf admin {@code karaf}, set by {@link #configure}. */
+    private String adminPassword;
     private final int httpPort;
     private final int sshPort = ObjRdmaTestSupport.freePort();
 
@@ -82,6 +84,8 @@ final class FleetNode implements AutoCloseable {
         karaf.appendConfig("org.objrdma.session.cfg", "node.id = " + id + "\nnodes = " + nodes
                 + "\nallow.addresses = 127.0.0.0/8");
         karaf.appendConfig("org.objrdma.cuobj.cfg", "allow.addresses = 127.0.0.0/8");
+        // the distribution ships no login (issue 24): this node's admin, as a user would add one
+        adminPassword = karaf.addAdminUser();
     }
 
     boolean isAlive() {
@@ -105,7 +109,7 @@ final class FleetNode implements AutoCloseable {
     }
 
     /**
-     * Runs Karaf shell commands through {@code bin/client} (ssh, karaf/karaf, batch mode) and returns what they
+     * Runs Karaf shell commands through {@code bin/client} (ssh, the admin user {@link #configure} added, batch mode) and returns what they
      * printed. Each run is bounded (30 s, then killed); ssh logins are refused until the JAAS realm is up, so a run
      * whose output lacks {@code mustContain} is repeated, for at most a minute.
      */
@@ -115,7 +119,7 @@ final class FleetNode implements AutoCloseable {
         try {
             while (true) {
                 Process p = new ProcessBuilder(home().resolve("bin/client").toString(), "-a", String.valueOf(sshPort),
-                        "-u", "karaf", "-p", "karaf", "-b").redirectErrorStream(true)
+                        "-u", "karaf", "-p", adminPassword, "-b").redirectErrorStream(true)
                         .redirectOutput(out.toFile()).start();
                 try (var in = p.outputWriter()) {
                     in.write(commands + "\n");
