@@ -38,7 +38,7 @@ import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
  * the distribution configures, each send an anonymous PUT announcing 8 MiB and then trickle its body one byte
  * per second. Meanwhile a signed client (the AWS SDK) is served every round within {@value #ROUND_SECONDS} s.
  * Every slow client has its 403 AccessDenied with {@code Connection: close} while it is still sending; a signed
- * client trickling its body is cut by the minimum request data rate with S3's RequestTimeout. Before
+ * client trickling its body is cut by the gateway's body rate (1 KiB/s after 10 s) with S3's RequestTimeout. Before
  * the fix the servlet read each refused body to drain it, so the trickling clients held every worker thread
  * and the signed client waited. Bounded: a fixed number of clients and rounds, every socket closed at the end,
  * the whole test cut at 5 minutes.
@@ -95,7 +95,7 @@ class SlowClientsIT {
                 }
                 assertEquals(SLOW_CLIENTS, answered, "slow clients answered 403 with Connection: close while sending");
 
-                // a signed client trickling its body is cut by the minimum request data rate (etc/objrdma-jetty.xml):
+                // a signed client trickling its body is cut by the gateway's body rate (ContainerBodyInputStream):
                 // S3's RequestTimeout, nothing stored
                 String slowAnswer = signedTrickle(s3);
                 assertTrue(slowAnswer.startsWith("HTTP/1.1 400") && slowAnswer.contains("<Code>RequestTimeout</Code>"),

@@ -3,46 +3,84 @@ package org.objrdma.s3.internal.servlet;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import org.objrdma.s3.S3BodyException;
 import org.objrdma.s3.S3ErrorCode;
 
 /**
- * The servlet container's request body, its unchecked read failures made S3 errors. Jetty 9.4 throws an
- * unchecked {@code BadMessageException} (408) from a read when the body arrives slower than the connector's
- * minimum request data rate ({@code etc/objrdma-jetty.xml}); unwrapped it would reach the gateway as a 500.
- * As an {@link S3BodyException} the store commits nothing and the client gets S3's {@code RequestTimeout}.
+ * The servlet container's request body with two things added: its unchecked read failures become S3 errors
+ * (unwrapped they would reach the gateway as a 500), and a minimum data rate after a grace period.
+ *
+ * <p>The rate: once {@value #GRACE_SECONDS} s have passed since the first read, a body whose bytes so far are
+ * fewer than {@value #MIN_BYTES_PER_SECOND} per second of the time past the grace is cut with S3's
+ * {@code RequestTimeout} (a {@link S3BodyException}, so the store commits nothing). A client, signed or not,
+ * then cannot hold a worker thread by trickling a body. Jetty 9.4's own {@code minRequestDataRate} is not used
+ * ({@code etc/objrdma-jetty.xml} sets it to 0): it measures from the first byte on every read with no grace, so a
+ * small chunked body whose end arrives a few milliseconds after its first byte is already "too slow" (a 1-byte
+ * chunked PUT failed that way). A client that sends nothing at all is Jetty's idle timeout's.
  */
 final class ContainerBodyInputStream extends FilterInputStream {
 
+    static final long MIN_BYTES_PER_SECOND = 1024;
+    static final long GRACE_SECONDS = 10;
+
+    private final LongSupplier nanoClock;
+    private long firstRead = Long.MIN_VALUE;
+    private long received;
+
     ContainerBodyInputStream(InputStream in) {
+        this(in, System::nanoTime);
+    }
+
+    ContainerBodyInputStream(InputStream in, LongSupplier nanoClock) {
         super(in);
+        this.nanoClock = nanoClock;
     }
 
     @Override
     public int read() throws IOException {
+        started();
+        int b;
         try {
-            return in.read();
+            b = in.read();
         } catch (RuntimeException e) {
             throw refused(e);
         }
+        if (b >= 0) {
+            arrived(1);
+        }
+        return b;
     }
 
     @Override
     public int read(byte[] b, int off, int len) throws IOException {
+        started();
+        int n;
         try {
-            return in.read(b, off, len);
+            n = in.read(b, off, len);
         } catch (RuntimeException e) {
             throw refused(e);
         }
+        if (n > 0) {
+            arrived(n);
+        }
+        return n;
     }
 
     @Override
     public long skip(long n) throws IOException {
+        started();
+        long skipped;
         try {
-            return in.skip(n);
+            skipped = in.skip(n);
         } catch (RuntimeException e) {
             throw refused(e);
         }
+        if (skipped > 0) {
+            arrived(skipped);
+        }
+        return skipped;
     }
 
     @Override
@@ -51,6 +89,23 @@ final class ContainerBodyInputStream extends FilterInputStream {
             return in.available();
         } catch (RuntimeException e) {
             throw refused(e);
+        }
+    }
+
+    private void started() {
+        if (firstRead == Long.MIN_VALUE) {
+            firstRead = nanoClock.getAsLong();
+        }
+    }
+
+    /** Counts what a read returned, then checks the rate (after the read: a read that waited is judged once done). */
+    private void arrived(long bytes) throws S3BodyException {
+        received += bytes;
+        long pastGrace = nanoClock.getAsLong() - firstRead - TimeUnit.SECONDS.toNanos(GRACE_SECONDS);
+        if (pastGrace > 0 && received < MIN_BYTES_PER_SECOND * TimeUnit.NANOSECONDS.toMillis(pastGrace) / 1000) {
+            throw new S3BodyException(S3ErrorCode.REQUEST_TIMEOUT, "Your socket connection to the server was not "
+                    + "read from or written to within the timeout period (the body arrived slower than "
+                    + MIN_BYTES_PER_SECOND + " bytes/s after " + GRACE_SECONDS + " s: " + received + " bytes)");
         }
     }
 
