@@ -10,14 +10,15 @@ import java.util.Locale;
 /** The date formats S3 speaks: RFC 1123 in headers, ISO 8601 with milliseconds in XML. */
 final class Http {
 
-    private static final DateTimeFormatter ISO_MILLIS = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'",
+    private static final DateTimeFormatter ISO_MILLIS = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'",
             Locale.ROOT).withZone(ZoneOffset.UTC);
 
     /**
      * RFC 9110's IMF-fixdate ({@code Thu, 03 Dec 2026 09:05:01 GMT}): a two-digit day, always. The JDK's
-     * RFC_1123_DATE_TIME prints {@code 3 Dec}, which RFC 9110 allows a recipient to refuse.
+     * RFC_1123_DATE_TIME prints {@code 3 Dec}, which RFC 9110 allows a recipient to refuse. The year is the
+     * proleptic one ({@code uuuu}), as the parser reads it: the year-of-era ({@code yyyy}) prints the year 0 as 0001.
      */
-    private static final DateTimeFormatter IMF_FIXDATE = DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'",
+    private static final DateTimeFormatter IMF_FIXDATE = DateTimeFormatter.ofPattern("EEE, dd MMM uuuu HH:mm:ss 'GMT'",
             Locale.US).withZone(ZoneOffset.UTC);
 
     private Http() {
