@@ -100,7 +100,7 @@ while read -r module class method; do
     if ! JAZZER_FUZZ=1 JAZZER_MAX_DURATION="$duration" JAZZER_INSTRUMENT='org.objrdma.**' \
             ./mvnw -B -ntp -q ${OBJRDMA_FUZZ_MAVEN_ARGS:-} "${build[@]}" \
             -Dtest="$class#$method" -Dsurefire.failIfNoSpecifiedTests=false \
-            -Dorg.slf4j.simpleLogger.defaultLogLevel=error >"$log" 2>&1; then
+            -Dorg.slf4j.simpleLogger.defaultLogLevel=error </dev/null >"$log" 2>&1; then
         failed+=("$(basename "$module") $class#$method")
         echo "fuzz:   FAILED — tail of $log:"
         tail -n 30 "$log" | sed 's/^/fuzz:   | /'
