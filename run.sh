@@ -14,8 +14,21 @@
 # (umask 077: secrets 0600, directories 0700).
 # The TLS material of the https endpoint goes into etc/tls/ (bin/objrdma-tls; it prints the CA file clients trust;
 # OBJRDMA_HTTPS=off ./run.sh: no HTTPS).
+# OBJRDMA_VERBS_DEVICE=softrc0 ./run.sh server: the verbs transport on the software RDMA device softrc0 (built into
+# target/softverbs if needed; needs gcc and libibverbs-dev); prints the fabric directory and the LD_LIBRARY_PATH a
+# client process of this user on this host must use (also in target/run/verbs.env). README "RDMA on the software device".
 set -euo pipefail
 cd "$(dirname "$0")"
+# Checked before anything is built, unpacked or written: a bad value changes nothing.
+verbs_device=${OBJRDMA_VERBS_DEVICE:-off}
+case "$verbs_device" in
+    off|softrc0) ;;
+    *)
+        echo "run.sh: OBJRDMA_VERBS_DEVICE must be softrc0 (the software RDMA device run.sh builds) or off, was" \
+            "'$verbs_device'; for an RDMA NIC configure etc/org.objrdma.verbs.cfg instead (bundles/objrdma-verbs/README.md)" >&2
+        exit 2
+        ;;
+esac
 . scripts/jdk.sh
 objrdma_select_jdk
 
@@ -140,6 +153,58 @@ elif [ -f "$home/etc/org.ops4j.pax.web.cfg" ]; then # off: also when an earlier 
 fi
 # --- end HTTPS ----------------------------------------------------------------------------------------------------
 
+# --- the software RDMA device (README "RDMA on the software device") ---------------------------------------------
+# OBJRDMA_VERBS_DEVICE=softrc0: bundles/objrdma-verbs/src/test/native/build.sh builds the device (a drop-in
+# libibverbs.so.1) into target/softverbs when it is missing or older than its sources; etc/org.objrdma.verbs.cfg
+# gets library.path (that file, loaded by path) and device.name = softrc0 under a marker line (a library.path or
+# device.name of the user's is commented out meanwhile; other keys stay); Karaf inherits SOFTVERBS_FABRIC, the
+# directory that makes every process of this user that loads the device one fabric. A start without the switch
+# removes the marked lines and restores the user's.
+verbs_cfg="$home/etc/org.objrdma.verbs.cfg"
+verbs_marker="# written by run.sh for OBJRDMA_VERBS_DEVICE=softrc0 (a start without it removes this line and the next two)"
+verbs_kept="#kept while OBJRDMA_VERBS_DEVICE=softrc0# "
+drop_verbs_lines() { # the marker and the two lines run.sh wrote under it
+    [ -f "$verbs_cfg" ] && sed -i '/^# written by run\.sh for OBJRDMA_VERBS_DEVICE=softrc0/,+2d' "$verbs_cfg"
+    return 0
+}
+verbs_info=""
+rm -f target/run/verbs.env
+if [ "$verbs_device" = softrc0 ]; then
+    sv_src=bundles/objrdma-verbs/src/test/native
+    sv_dir="$PWD/target/softverbs"
+    if [ ! -f "$sv_dir/libibverbs.so.1" ] \
+            || [ -n "$(find "$sv_src" -newer "$sv_dir/libibverbs.so.1" -type f -print -quit)" ]; then
+        echo "objrdma: building the software RDMA device softrc0 into target/softverbs (log: target/softverbs.log)"
+        if ! sh "$sv_src/build.sh" "$sv_dir" > target/softverbs.log 2>&1; then
+            grep -E 'error|not found' target/softverbs.log | head -5 >&2
+            echo "run.sh: building the software RDMA device failed (needs gcc and libibverbs-dev); see target/softverbs.log" >&2
+            exit 1
+        fi
+    fi
+    # the device's own default when unset (softverbs_fabric.c): /dev/shm/softverbs-<uid>, /tmp/... without /dev/shm
+    if [ -z "${SOFTVERBS_FABRIC:-}" ]; then
+        if [ -d /dev/shm ]; then SOFTVERBS_FABRIC="/dev/shm/softverbs-$(id -u)"; else SOFTVERBS_FABRIC="/tmp/softverbs-$(id -u)"; fi
+    fi
+    export SOFTVERBS_FABRIC
+    drop_verbs_lines
+    [ -f "$verbs_cfg" ] && sed -i -E "s/^([[:space:]]*(library\.path|device\.name)[[:space:]]*[=:])/${verbs_kept}\1/" "$verbs_cfg"
+    printf '%s\nlibrary.path = %s\ndevice.name = softrc0\n' "$verbs_marker" "$sv_dir/libibverbs.so.1" >> "$verbs_cfg"
+    link_layer_env=""
+    [ -n "${SOFTVERBS_LINK_LAYER:-}" ] && link_layer_env="export SOFTVERBS_LINK_LAYER=${SOFTVERBS_LINK_LAYER}"
+    cat > target/run/verbs.env <<ENV
+export LD_LIBRARY_PATH=${sv_dir}
+export SOFTVERBS_FABRIC=${SOFTVERBS_FABRIC}
+${link_layer_env}
+ENV
+    verbs_info="objrdma: verbs device  softrc0, the software RDMA device ${sv_dir}/libibverbs.so.1: transport verbs:softrc0 ranked above TCP
+objrdma: RDMA fabric   ${SOFTVERBS_FABRIC}   (SOFTVERBS_FABRIC; link layer ${SOFTVERBS_LINK_LAYER:-infiniband}, SOFTVERBS_LINK_LAYER=ethernet for a RoCE port)
+objrdma: RDMA clients  LD_LIBRARY_PATH=${sv_dir} SOFTVERBS_FABRIC=${SOFTVERBS_FABRIC}   (any process of this user on this host: . target/run/verbs.env; ibv_devinfo -v lists softrc0 and its GIDs)"
+else
+    drop_verbs_lines
+    [ -f "$verbs_cfg" ] && sed -i "s/^${verbs_kept}//" "$verbs_cfg"
+fi
+# --- end software RDMA device -------------------------------------------------------------------------------------
+
 # for the README walk-through: ". target/run/s3.env" sets what the aws CLI and curl need; written anew (an
 # older s3.env may have been created wider than 0600, and a rewrite in place would keep its mode)
 rm -f target/run/s3.env
@@ -158,6 +223,7 @@ objrdma: access key    ${access_key}
 objrdma: secret key    ${secret_key}
 objrdma: environment   target/run/s3.env  (. target/run/s3.env; /usr/bin/aws --endpoint-url \$S3_ENDPOINT s3 ls)
 INFO
+[ -n "$verbs_info" ] && printf '%s\n' "$verbs_info"
 if [ -n "$admin_password" ]; then
     cat <<INFO
 objrdma: Karaf admin   user karaf, password ${admin_password}   (generated now, printed this once; kept in target/run/admin.env)

@@ -198,6 +198,7 @@ struct sv_qp {
 	 */
 	uint64_t sq_posted, sq_retired;
 	int peer_remote;                           /* dest_qp_num is served by another process */
+	int no_route;                              /* RTR named a destination GID nobody owns (softverbs_gid.c) */
 };
 
 /*
@@ -509,6 +510,7 @@ static void qp_reset(struct sv_qp *qp)
 	qp->sq_posted = qp->sq_retired = 0;
 	memset(&qp->attr, 0, sizeof(qp->attr));
 	qp->peer_remote = 0;
+	qp->no_route = 0;
 	qp->state = IBV_QPS_RESET;
 }
 
@@ -747,6 +749,7 @@ static enum ibv_wc_status do_send(struct sv_op *op, struct sv_qp *rq, void **lp,
 }
 
 #include "softverbs_fabric.c"
+#include "softverbs_gid.c"
 
 /*
  * Execute one send WR: validate, move the bytes, post completions.  Called
@@ -1226,7 +1229,7 @@ static int sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_
 			break;
 		}
 		/* A QP of another process: learned at RTR, or now if it appeared since. */
-		if (!find_qp(qp->attr.dest_qp_num) && !qp->peer_remote)
+		if (!qp->no_route && !find_qp(qp->attr.dest_qp_num) && !qp->peer_remote)
 			qp->peer_remote = fab_owner(qp->attr.dest_qp_num) != 0;
 		/* Once anything is queued, later WRs queue too, so order is kept; a
 		 * WR for another process always goes to the worker, so post_send never
@@ -1238,7 +1241,7 @@ static int sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_
 				break;
 			}
 			fill_op(op, qp, wr, inl);
-			op->remote = qp->peer_remote && !find_qp(qp->attr.dest_qp_num);
+			op->remote = qp->no_route || (qp->peer_remote && !find_qp(qp->attr.dest_qp_num));
 			if (worker_ensure()) {
 				free(op);
 				err = ENOMEM;
@@ -1372,6 +1375,7 @@ SV_API struct ibv_context *ibv_open_device(struct ibv_device *dev)
 	list_init(&ctx->qps); list_init(&ctx->chans); list_init(&ctx->mws);
 	lock();
 	read_env();
+	gid_read_env();
 	if (list_empty(&g_ctxs))
 		fab_start();  /* the first context joins the fabric */
 	list_add_tail(&g_ctxs, &ctx->link);
@@ -1484,60 +1488,22 @@ SV_API int ibv_query_port(struct ibv_context *ctx, uint8_t port, struct _compat_
 	memset(&a, 0, sizeof(a));
 	lock();
 	a.state = g_port_state;
+	a.link_layer = g_ethernet ? IBV_LINK_LAYER_ETHERNET : IBV_LINK_LAYER_INFINIBAND;
 	unlock();
 	a.max_mtu = IBV_MTU_4096;
 	a.active_mtu = IBV_MTU_4096;
-	a.gid_tbl_len = 1;
+	a.gid_tbl_len = SV_GID_TBL_LEN;
 	a.max_msg_sz = 0x80000000u;
 	a.pkey_tbl_len = 1;
-	a.lid = SV_LID;
-	a.sm_lid = SV_LID;
+	a.lid = a.link_layer == IBV_LINK_LAYER_ETHERNET ? 0 : SV_LID;  /* RoCE ports have no LID */
+	a.sm_lid = a.lid;
 	a.max_vl_num = 1;
 	a.subnet_timeout = 18;
 	a.active_width = 2;   /* 4x */
 	a.active_speed = 32;  /* EDR */
 	a.phys_state = a.state == IBV_PORT_ACTIVE ? 5 : 2;  /* LinkUp : Polling */
-	a.link_layer = IBV_LINK_LAYER_INFINIBAND;
 	memcpy(out, &a, SV_COMPAT_PORT_ATTR_SIZE);
 	return 0;
-}
-
-static void fill_gid(union ibv_gid *gid)
-{
-	gid->global.subnet_prefix = htobe64(SV_SUBNET_PREFIX);
-	gid->global.interface_id = htobe64(SV_NODE_GUID);
-}
-
-SV_API int ibv_query_gid(struct ibv_context *ctx, uint8_t port, int index, union ibv_gid *gid)
-{
-	(void)ctx;
-	if (port != 1 || index != 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	fill_gid(gid);
-	return 0;
-}
-
-SV_API int _ibv_query_gid_ex(struct ibv_context *ctx, uint32_t port, uint32_t index,
-			     struct ibv_gid_entry *e, uint32_t flags, size_t entry_size)
-{
-	(void)ctx;
-	if (flags || port != 1 || index != 0 || entry_size < sizeof(*e))
-		return EINVAL;
-	memset(e, 0, sizeof(*e));
-	fill_gid(&e->gid);
-	e->port_num = 1;
-	e->gid_type = IBV_GID_TYPE_IB;
-	return 0;
-}
-
-SV_API ssize_t _ibv_query_gid_table(struct ibv_context *ctx, struct ibv_gid_entry *entries,
-				    size_t max_entries, uint32_t flags, size_t entry_size)
-{
-	if (flags || entry_size < sizeof(*entries) || max_entries < 1)
-		return -EINVAL;
-	return _ibv_query_gid_ex(ctx, 1, 0, entries, 0, entry_size) ? -EINVAL : 1;
 }
 
 SV_API int ibv_query_pkey(struct ibv_context *ctx, uint8_t port, int index, __be16 *pkey)
@@ -2169,7 +2135,7 @@ SV_API int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask)
 {
 	struct sv_qp *qp = to_qp(ibqp);
 	enum ibv_qp_state cur, nxt;
-	int req, opt;
+	int req, opt, no_route = 0;
 
 	lock();
 	cur = qp->state;
@@ -2179,7 +2145,8 @@ SV_API int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask)
 	    !rc_transition(cur, nxt, &req, &opt) ||
 	    (mask & req) != req ||
 	    (mask & ~(req | opt | IBV_QP_STATE)) ||
-	    !attr_values_ok(a, mask)) {
+	    !attr_values_ok(a, mask) ||
+	    ((mask & IBV_QP_AV) && gid_check_av(&a->ah_attr, &no_route))) {
 		unlock();
 		return EINVAL;
 	}
@@ -2211,8 +2178,10 @@ SV_API int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask)
 	else if (nxt == IBV_QPS_ERR)
 		qp_to_err(qp);
 	qp->state = nxt;
-	if (nxt == IBV_QPS_RTR)
-		qp->peer_remote = fab_connect_peer(qp);
+	if (mask & IBV_QP_AV)
+		qp->no_route = no_route;
+	if (nxt == IBV_QPS_RTR)  /* a GID nobody owns: every request is lost (fab_attempt) */
+		qp->peer_remote = qp->no_route ? 1 : fab_connect_peer(qp);
 	/* libibverbs caches the new state in ibv_qp.state on success. */
 	if (mask & IBV_QP_STATE)
 		ibqp->state = nxt;
@@ -2367,14 +2336,3 @@ SV_API int ibv_read_sysfs_file(const char *dir, const char *file, char *buf, siz
 	return (int)strlen(buf);
 }
 
-/* Private ABI (IBVERBS_PRIVATE_34): enum ibv_gid_type_sysfs, 0 = IB/RoCE v1. */
-SV_API int ibv_query_gid_type(struct ibv_context *ctx, uint8_t port, unsigned int index, int *type)
-{
-	(void)ctx;
-	if (port != 1 || index != 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	*type = 0;
-	return 0;
-}

@@ -359,7 +359,7 @@ static enum ibv_wc_status fab_attempt(struct sv_op *op, void **lp, uint32_t len,
 	struct sv_wire_rep rep;
 	struct iovec iov[SV_MAX_SGE + 1];
 	int n = 1, fd, is_read = 0, outbound = 0;
-	pid_t pid = fab_owner(rq.dst_qpn);
+	pid_t pid = qp->no_route ? 0 : fab_owner(rq.dst_qpn);  /* no owner of the GID: lost */
 
 	switch (op->opcode) {
 	case IBV_WR_RDMA_READ:

@@ -13,6 +13,8 @@
 #include <infiniband/verbs.h>
 
 #include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <endian.h>
 #include <errno.h>
 #include <poll.h>
@@ -28,6 +30,8 @@ unsigned int softverbs_set_delay_us(unsigned int us);
 int softverbs_pending(void);
 void softverbs_drain(void);
 int softverbs_set_memory_windows(int on);
+/* Private rdma-core ABI (IBVERBS_PRIVATE_34) that ibv_devinfo calls: 0 = IB/RoCE v1, 1 = RoCE v2. */
+int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num, unsigned int index, int *type);
 
 /* ---- mini test framework ------------------------------------------------ */
 
@@ -1485,6 +1489,231 @@ static void t_memory_windows(void)
 	node_close(&b);
 }
 
+/* ---- the GID table (softverbs_gid.c) -------------------------------------- */
+
+#define GID_TBL_LEN 32
+
+static void v4_mapped(union ibv_gid *gid, const char *dotted)
+{
+	memset(gid, 0, sizeof(*gid));
+	gid->raw[10] = gid->raw[11] = 0xff;
+	inet_pton(AF_INET, dotted, gid->raw + 12);
+}
+
+/* Index of the entry holding gid with the type, or -1. */
+static int find_gid(const struct ibv_gid_entry *t, int n, const union ibv_gid *gid, uint32_t type)
+{
+	for (int i = 0; i < n; i++)
+		if (!memcmp(t[i].gid.raw, gid->raw, 16) && t[i].gid_type == type)
+			return i;
+	return -1;
+}
+
+/* A RoCE port's table: every GID as v1 and v2; the three ways to read it agree. */
+static void t_gid_table(void)
+{
+	struct ibv_context *ctx = open_softrc0();
+	struct ibv_gid_entry t[GID_TBL_LEN + 1], e;
+	struct ibv_port_attr pa;
+	struct ifaddrs *all, *a;
+	union ibv_gid gid, zero = { .raw = { 0 } };
+	ssize_t n;
+	int type;
+
+	EXPECT(ctx != NULL);
+	if (!ctx)
+		return;
+	EXPECT_EQ(ibv_query_port(ctx, 1, &pa), 0);
+	EXPECT_EQ(pa.gid_tbl_len, GID_TBL_LEN);
+	n = ibv_query_gid_table(ctx, t, GID_TBL_LEN, 0);
+	EXPECT(n >= 4 && n <= GID_TBL_LEN);
+	if (n < 4)
+		n = 0;
+	/* 0 and 1: the device's link-local GID, RoCE v1 then v2. */
+	EXPECT(n && t[0].gid.raw[0] == 0xfe && t[0].gid.raw[1] == 0x80 &&
+	       be64toh(t[0].gid.global.interface_id) == 0x0002c90300abcdefULL);
+	EXPECT(n && t[0].gid_type == IBV_GID_TYPE_ROCE_V1 && t[1].gid_type == IBV_GID_TYPE_ROCE_V2);
+	EXPECT(n && !memcmp(t[0].gid.raw, t[1].gid.raw, 16));
+	/* Every IPv4 address of the host, 127.0.0.1 included, as ::ffff:a.b.c.d in both types. */
+	v4_mapped(&gid, "127.0.0.1");
+	EXPECT(find_gid(t, (int)n, &gid, IBV_GID_TYPE_ROCE_V2) > 1);
+	EXPECT(find_gid(t, (int)n, &gid, IBV_GID_TYPE_ROCE_V1) > 1);
+	EXPECT_EQ(getifaddrs(&all), 0);
+	for (a = all; a; a = a->ifa_next) {
+		if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET)
+			continue;
+		memset(&gid, 0, sizeof(gid));
+		gid.raw[10] = gid.raw[11] = 0xff;
+		memcpy(gid.raw + 12, &((struct sockaddr_in *)a->ifa_addr)->sin_addr, 4);
+		EXPECT(find_gid(t, (int)n, &gid, IBV_GID_TYPE_ROCE_V2) >= 0);
+	}
+	freeifaddrs(all);
+	/* ibv_query_gid, ibv_query_gid_ex and ibv_query_gid_type agree with the table at every index. */
+	for (int i = 0; i < GID_TBL_LEN; i++) {
+		EXPECT_EQ(ibv_query_gid(ctx, 1, i, &gid), 0);
+		EXPECT_EQ(ibv_query_gid_type(ctx, 1, (unsigned int)i, &type), 0);
+		if (i < n) {
+			EXPECT(!memcmp(gid.raw, t[i].gid.raw, 16));
+			EXPECT_EQ(t[i].gid_index, i);
+			EXPECT_EQ(t[i].port_num, 1);
+			EXPECT_EQ(ibv_query_gid_ex(ctx, 1, (uint32_t)i, &e, 0), 0);
+			EXPECT(!memcmp(&e, &t[i], sizeof(e)));
+			EXPECT_EQ(type, t[i].gid_type == IBV_GID_TYPE_ROCE_V2 ? 1 : 0);
+		} else {
+			EXPECT(!memcmp(gid.raw, zero.raw, 16));          /* an empty slot */
+			EXPECT_EQ(ibv_query_gid_ex(ctx, 1, (uint32_t)i, &e, 0), ENODATA);
+			EXPECT_EQ(type, 0);
+		}
+	}
+	/* Outside the table, another port, flags: refused. */
+	EXPECT_EQ(ibv_query_gid(ctx, 1, GID_TBL_LEN, &gid), -1);
+	EXPECT_EQ(ibv_query_gid(ctx, 2, 0, &gid), -1);
+	EXPECT_EQ(ibv_query_gid_ex(ctx, 1, GID_TBL_LEN, &e, 0), EINVAL);
+	EXPECT_EQ(ibv_query_gid_ex(ctx, 2, 0, &e, 0), EINVAL);
+	EXPECT_EQ(ibv_query_gid_ex(ctx, 1, 0, &e, 1), EINVAL);
+	EXPECT_EQ(ibv_query_gid_type(ctx, 2, 0, &type), -1);
+	if (n)
+		EXPECT_EQ(ibv_query_gid_table(ctx, t, (size_t)n - 1, 0), -EINVAL);
+	EXPECT_EQ(ibv_close_device(ctx), 0);
+}
+
+/* RTR with a GRH: source index sgid, destination GID dgid. */
+static int to_rtr_gid(struct ibv_qp *qp, uint32_t dest, const union ibv_gid *dgid, int sgid)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTR, .path_mtu = IBV_MTU_4096,
+				 .dest_qp_num = dest, .max_dest_rd_atomic = 1, .min_rnr_timer = 12,
+				 .ah_attr = { .is_global = 1, .port_num = 1,
+					      .grh = { .dgid = *dgid, .sgid_index = (uint8_t)sgid,
+						       .hop_limit = 64 } } };
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				     IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+}
+
+/* RTS with a short ACK timeout (4.096 us * 2^1) and two retries, for the lost-request case. */
+static int to_rts_short(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTS, .timeout = 1, .retry_cnt = 2,
+				 .rnr_retry = 7, .max_rd_atomic = 1 };
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+				     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* Both QPs connect by GID (v2 ::ffff:127.0.0.1 and v1 link-local); data moves; bad source indexes are refused. */
+static void t_connect_by_gid(void)
+{
+	struct node a, b;
+	struct ibv_gid_entry t[GID_TBL_LEN];
+	union ibv_gid lo;
+	struct ibv_wc wc;
+	ssize_t n;
+	int v2, ll = 0;
+
+	node_open(&a, 64, 16);
+	node_open(&b, 64, 16);
+	n = ibv_query_gid_table(a.ctx, t, GID_TBL_LEN, 0);
+	v4_mapped(&lo, "127.0.0.1");
+	v2 = find_gid(t, (int)n, &lo, IBV_GID_TYPE_ROCE_V2);
+	EXPECT(v2 > 0);
+	/* No such source GID: past the table, or an empty slot. */
+	EXPECT_EQ(to_init(a.qp, QP_ACCESS), 0);
+	EXPECT_EQ(to_rtr_gid(a.qp, b.qp->qp_num, &lo, GID_TBL_LEN), EINVAL);
+	EXPECT_EQ(to_rtr_gid(a.qp, b.qp->qp_num, &lo, (int)n), EINVAL);
+	EXPECT_EQ(qp_state(a.qp), IBV_QPS_INIT);
+	EXPECT_EQ(to_rtr_gid(a.qp, b.qp->qp_num, &lo, v2), 0);
+	EXPECT_EQ(to_rts(a.qp), 0);
+	EXPECT_EQ(to_init(b.qp, QP_ACCESS), 0);
+	EXPECT_EQ(to_rtr_gid(b.qp, a.qp->qp_num, &t[ll].gid, ll), 0);
+	EXPECT_EQ(to_rts(b.qp), 0);
+	fill(a.buf, 4096, 7);
+	fill(b.buf + 8192, 4096, 8);
+	EXPECT_EQ(write_to(&a, &b, 1, 0, 4096), 0);
+	EXPECT(poll_one(a.cq, &wc) && wc.status == IBV_WC_SUCCESS);
+	EXPECT(!memcmp(a.buf, b.buf, 4096));
+	EXPECT_EQ(write_to(&b, &a, 2, 8192, 4096), 0);
+	EXPECT(poll_one(b.cq, &wc) && wc.status == IBV_WC_SUCCESS);
+	EXPECT(!memcmp(a.buf + 8192, b.buf + 8192, 4096));
+	node_close(&a);
+	node_close(&b);
+}
+
+/* A destination GID nobody owns: RTR is fine (as on a NIC), every request is lost: RETRY_EXC_ERR. */
+static void t_gid_nobody_owns(void)
+{
+	struct node a, b;
+	struct ibv_gid_entry t[GID_TBL_LEN];
+	union ibv_gid stranger;
+	struct ibv_wc wc;
+	ssize_t n;
+	long long t0;
+
+	node_open(&a, 64, 16);
+	node_open(&b, 64, 16);
+	n = ibv_query_gid_table(a.ctx, t, GID_TBL_LEN, 0);
+	v4_mapped(&stranger, "198.51.100.7");                /* TEST-NET-2: no host has it */
+	EXPECT_EQ(find_gid(t, (int)n, &stranger, IBV_GID_TYPE_ROCE_V2), -1);
+	EXPECT_EQ(to_init(a.qp, QP_ACCESS), 0);
+	EXPECT_EQ(to_rtr_gid(a.qp, b.qp->qp_num, &stranger, 1), 0);
+	EXPECT_EQ(to_rts_short(a.qp), 0);
+	EXPECT_EQ(connect_qp(b.qp, a.qp->qp_num, QP_ACCESS), 0);  /* the peer QP exists and is ready */
+	fill(a.buf, 4096, 9);
+	memset(b.buf, 0, 4096);
+	t0 = now_ms();
+	EXPECT_EQ(write_to(&a, &b, 3, 0, 4096), 0);
+	EXPECT(poll_one(a.cq, &wc));
+	EXPECT_EQ(wc.status, IBV_WC_RETRY_EXC_ERR);
+	EXPECT(now_ms() - t0 < 4000);
+	EXPECT_EQ(b.buf[0] | b.buf[4095], 0);                 /* nothing arrived */
+	EXPECT_EQ(qp_state(a.qp), IBV_QPS_ERR);
+	/* Reconnected to the owned GID of the same QPN it works again. */
+	EXPECT_EQ(set_state(a.qp, IBV_QPS_RESET), 0);
+	EXPECT_EQ(to_init(a.qp, QP_ACCESS), 0);
+	EXPECT_EQ(to_rtr_gid(a.qp, b.qp->qp_num, &t[1].gid, 1), 0);
+	EXPECT_EQ(to_rts(a.qp), 0);
+	EXPECT_EQ(write_to(&a, &b, 4, 0, 4096), 0);
+	EXPECT(poll_one(a.cq, &wc) && wc.status == IBV_WC_SUCCESS);
+	EXPECT(!memcmp(a.buf, b.buf, 4096));
+	node_close(&a);
+	node_close(&b);
+}
+
+/* SOFTVERBS_LINK_LAYER=ethernet: a RoCE port, LID 0, and RTR without a GRH is refused. */
+static void t_roce_link_layer(void)
+{
+	struct node a, b;
+	struct ibv_port_attr pa;
+	struct ibv_wc wc;
+
+	setenv("SOFTVERBS_LINK_LAYER", "ethernet", 1);
+	node_open(&a, 64, 16);
+	node_open(&b, 64, 16);
+	EXPECT_EQ(ibv_query_port(a.ctx, 1, &pa), 0);
+	EXPECT_EQ(pa.link_layer, IBV_LINK_LAYER_ETHERNET);
+	EXPECT_EQ(pa.lid, 0);
+	EXPECT_EQ(to_init(a.qp, QP_ACCESS), 0);
+	EXPECT_EQ(to_rtr(a.qp, b.qp->qp_num), EINVAL);        /* LID-routed: no such thing on RoCE */
+	EXPECT_EQ(to_rtr_gid(a.qp, b.qp->qp_num, &(union ibv_gid){ .raw = { 0xfe, 0x80, [9] = 2,
+		[10] = 0xc9, [11] = 3, [13] = 0xab, [14] = 0xcd, [15] = 0xef } }, 0), 0);
+	EXPECT_EQ(to_rts(a.qp), 0);
+	EXPECT_EQ(to_init(b.qp, QP_ACCESS), 0);
+	EXPECT_EQ(to_rtr_gid(b.qp, a.qp->qp_num, &(union ibv_gid){ .raw = { 0xfe, 0x80, [9] = 2,
+		[10] = 0xc9, [11] = 3, [13] = 0xab, [14] = 0xcd, [15] = 0xef } }, 0), 0);
+	EXPECT_EQ(to_rts(b.qp), 0);
+	fill(a.buf, 64, 11);
+	EXPECT_EQ(write_to(&a, &b, 5, 0, 64), 0);
+	EXPECT(poll_one(a.cq, &wc) && wc.status == IBV_WC_SUCCESS);
+	EXPECT(!memcmp(a.buf, b.buf, 64));
+	node_close(&a);
+	node_close(&b);
+	/* Back to InfiniBand for the tests after this one (read at every open). */
+	setenv("SOFTVERBS_LINK_LAYER", "infiniband", 1);
+	node_open(&a, 64, 16);
+	EXPECT_EQ(ibv_query_port(a.ctx, 1, &pa), 0);
+	EXPECT_EQ(pa.link_layer, IBV_LINK_LAYER_INFINIBAND);
+	EXPECT_EQ(pa.lid, 1);
+	node_close(&a);
+	unsetenv("SOFTVERBS_LINK_LAYER");
+}
+
 int main(int argc, char **argv)
 {
 	g_verbose = argc > 1 && !strcmp(argv[1], "-v");
@@ -1515,6 +1744,10 @@ int main(int argc, char **argv)
 	run("close_frees_all", t_close_frees_all);
 	run("async_events", t_async_events);
 	run("memory_windows", t_memory_windows);
+	run("gid_table", t_gid_table);
+	run("connect_by_gid", t_connect_by_gid);
+	run("gid_nobody_owns", t_gid_nobody_owns);
+	run("roce_link_layer", t_roce_link_layer);
 	printf("softverbs_test: %d passed, %d failed\n", g_passed, g_failed);
 	return g_failed ? 1 : 0;
 }

@@ -8,7 +8,6 @@ import static org.junit.Assert.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
@@ -37,19 +36,8 @@ public class RunShIT {
 
     @BeforeClass
     public static void copyTheLaunchFiles() throws Exception {
-        Path source = Path.of("..").toAbsolutePath().normalize();
         repo = Path.of("target", "run-sh").toAbsolutePath();
-        KarafHome.deleteTree(repo);
-        Files.createDirectories(repo.resolve("scripts"));
-        Files.createDirectories(repo.resolve("karaf-distribution/target"));
-        Files.copy(source.resolve("run.sh"), repo.resolve("run.sh"), StandardCopyOption.COPY_ATTRIBUTES);
-        Files.copy(source.resolve("pom.xml"), repo.resolve("pom.xml"));
-        Files.copy(source.resolve("scripts/jdk.sh"), repo.resolve("scripts/jdk.sh"), StandardCopyOption.COPY_ATTRIBUTES);
-        Path archive = KarafHome.distributionArchive();
-        Path copy = Files.copy(archive, repo.resolve("karaf-distribution/target").resolve(archive.getFileName()));
-        // newer than pom.xml: run.sh must not try to build
-        Files.setLastModifiedTime(copy, FileTime.from(Instant.now().plusSeconds(5)));
-        home = repo.resolve("target/run").resolve(archive.getFileName().toString().replace(".tar.gz", ""));
+        home = LaunchFiles.copyInto(repo);
     }
 
     private static String runSh() throws Exception {

@@ -11,6 +11,7 @@ import org.objrdma.verbs.internal.ffi.PortAttributes;
 import org.objrdma.verbs.internal.ffi.VerbsException;
 import org.objrdma.verbs.internal.ffi.VerbsLibrary;
 import org.objrdma.verbs.internal.transport.DeviceInfo;
+import org.objrdma.verbs.internal.transport.GidTable;
 import org.objrdma.verbs.internal.transport.VerbsTransport;
 
 /**
@@ -66,16 +67,10 @@ public final class StandaloneVerbs implements AutoCloseable {
             MemorySegment ctx = library.openDevice(entry);
             try {
                 PortAttributes port = library.queryPort(ctx, PORT);
-                List<VerbsDevice.IndexedGid> gids = new ArrayList<>();
-                for (int i = 0; i < Math.min(port.gidTableLength(), 256); i++) {
-                    Gid gid = library.queryGid(ctx, PORT, i);
-                    if (!gid.equals(Gid.ZERO)) {
-                        gids.add(new VerbsDevice.IndexedGid(i, gid));
-                    }
-                }
-                int gidIndex = gids.isEmpty() ? 0 : gids.getFirst().index();
-                DeviceInfo info = new DeviceInfo(entry.name(), entry.nodeGuid(), PORT, library.queryDevice(ctx), port,
-                        gids, gidIndex, library.isSoftware());
+                GidTable table = GidTable.read(library, ctx, PORT, port.gidTableLength());
+                int gidIndex = table.gids().isEmpty() ? 0 : table.gids().getFirst().index();
+                DeviceInfo info = DeviceInfo.withGidTable(entry.name(), entry.nodeGuid(), PORT,
+                        library.queryDevice(ctx), port, table, gidIndex, library.isSoftware());
                 VerbsTransport transport = VerbsTransport.open(library, ctx, info, VerbsTransport.PollerSettings.DEFAULT,
                         () -> Telemetry.NOOP);
                 ctx = null; // the transport owns the context now

@@ -18,6 +18,7 @@ import org.objrdma.verbs.internal.ffi.PortAttributes;
 import org.objrdma.verbs.internal.ffi.VerbsException;
 import org.objrdma.verbs.internal.ffi.VerbsLibrary;
 import org.objrdma.verbs.internal.transport.DeviceInfo;
+import org.objrdma.verbs.internal.transport.GidTable;
 import org.objrdma.verbs.internal.transport.VerbsTransport;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.Constants;
@@ -194,11 +195,12 @@ public final class VerbsComponent {
                 throw new SkipDevice("port " + port + " does not exist (the device has " + device.physPortCount() + ")");
             }
             PortAttributes portAttr = library.queryPort(ctx, port);
-            List<VerbsDevice.IndexedGid> gids = readGids(ctx, port, portAttr.gidTableLength());
+            GidTable table = GidTable.read(library, ctx, port, portAttr.gidTableLength());
+            List<VerbsDevice.IndexedGid> gids = table.gids();
             LinkLayer linkLayer = LinkLayer.fromCode(portAttr.linkLayer());
             int gidIndex = chooseGid(settings, gids, linkLayer, portAttr.gidTableLength());
-            DeviceInfo info = new DeviceInfo(entry.name(), entry.nodeGuid(), port, device, portAttr, gids, gidIndex,
-                    library.isSoftware());
+            DeviceInfo info = DeviceInfo.withGidTable(entry.name(), entry.nodeGuid(), port, device, portAttr, table,
+                    gidIndex, library.isSoftware());
             DeviceService service = new DeviceService(info);
             // the transport exists whatever the port state: its context's events say when it may be published
             VerbsTransport transport = VerbsTransport.open(library, ctx, info, settings.poller(), () -> telemetry);
@@ -221,18 +223,6 @@ public final class VerbsComponent {
                 library.closeDevice(ctx);
             }
         }
-    }
-
-    /** Every non-zero GID of the port; the table is read up to its length (at most 256 entries). */
-    private List<VerbsDevice.IndexedGid> readGids(MemorySegment ctx, int port, int tableLength) throws VerbsException {
-        List<VerbsDevice.IndexedGid> gids = new ArrayList<>();
-        for (int i = 0; i < Math.min(tableLength, 256); i++) {
-            Gid gid = library.queryGid(ctx, port, i);
-            if (!gid.equals(Gid.ZERO)) {
-                gids.add(new VerbsDevice.IndexedGid(i, gid));
-            }
-        }
-        return gids;
     }
 
     private static int chooseGid(VerbsSettings settings, List<VerbsDevice.IndexedGid> gids, LinkLayer linkLayer,

@@ -56,7 +56,11 @@ class VerbsComponentTest {
             assertEquals("INFINIBAND", p.get(VerbsDevice.PROPERTY_LINK_LAYER));
             assertEquals(4096, p.get(VerbsDevice.PROPERTY_ACTIVE_MTU));
             assertEquals(1, p.get(VerbsDevice.PROPERTY_LID));
-            assertArrayEquals(new String[] {"fe800000000000000002c90300abcdef"}, (String[]) p.get(VerbsDevice.PROPERTY_GIDS));
+            // a RoCE-like table: the link-local GID as v1 and v2, then the host's addresses (127.0.0.1 always)
+            String[] gids = (String[]) p.get(VerbsDevice.PROPERTY_GIDS);
+            assertArrayEquals(new String[] {"fe800000000000000002c90300abcdef", "fe800000000000000002c90300abcdef"},
+                    java.util.Arrays.copyOf(gids, 2));
+            assertTrue(List.of(gids).contains("00000000000000000000ffff7f000001"), List.of(gids).toString());
             assertEquals(0, p.get(VerbsDevice.PROPERTY_GID_INDEX));
             assertTrue((Integer) p.get(VerbsDevice.PROPERTY_MAX_QP) > 0);
             assertTrue((Integer) p.get(VerbsDevice.PROPERTY_MAX_MR) > 0);
@@ -180,13 +184,21 @@ class VerbsComponentTest {
         try (ComponentFixture f = ComponentFixture.software(Map.of("gid_prefix", "fe80:0000"))) {
             assertEquals(0, f.devices().getFirst().properties.get(VerbsDevice.PROPERTY_GID_INDEX));
         }
-        try (ComponentFixture f = ComponentFixture.software(Map.of("gid_prefix", "0000:0000:0000:0000:0000:ffff"))) {
-            String skipped = f.runtime().skippedDevices().getFirst();
-            assertTrue(skipped.startsWith("softrc0: no GID starts with gid.prefix 00000000000000000000ffff"), skipped);
+        try (ComponentFixture f = ComponentFixture.software(Map.of("gid_prefix", "0000:0000:0000:0000:0000:ffff:7f00"))) {
+            assertEquals(2, f.devices().getFirst().properties.get(VerbsDevice.PROPERTY_GID_INDEX),
+                    "the first ::ffff:127.x GID (RoCE v1 before v2, as on a RoCE port)");
         }
-        try (ComponentFixture f = ComponentFixture.software(Map.of("gid_index", 7))) {
+        try (ComponentFixture f = ComponentFixture.software(Map.of("gid_prefix", "0000:0000:0000:0000:0000:ffff:0a63"))) {
             String skipped = f.runtime().skippedDevices().getFirst();
-            assertTrue(skipped.startsWith("softrc0: gid.index 7 is empty or beyond the GID table"), skipped);
+            assertTrue(skipped.startsWith("softrc0: no GID starts with gid.prefix 00000000000000000000ffff0a63"), skipped);
+        }
+        try (ComponentFixture f = ComponentFixture.software(Map.of("gid_index", 31))) {
+            String skipped = f.runtime().skippedDevices().getFirst();
+            assertTrue(skipped.startsWith("softrc0: gid.index 31 is empty or beyond the GID table"), skipped);
+        }
+        try (ComponentFixture f = ComponentFixture.software(Map.of("gid_index", 40))) {
+            String skipped = f.runtime().skippedDevices().getFirst();
+            assertTrue(skipped.startsWith("softrc0: gid.index 40 is empty or beyond the GID table"), skipped);
         }
     }
 

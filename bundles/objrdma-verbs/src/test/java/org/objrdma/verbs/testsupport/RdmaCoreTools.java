@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -92,8 +93,14 @@ public final class RdmaCoreTools {
 
     /** Starts {@code command} with the software device as its libibverbs. */
     public static Run start(String... command) throws IOException {
+        return start(Map.of(), command);
+    }
+
+    /** Starts {@code command} with the software device as its libibverbs and {@code env} added to its environment. */
+    public static Run start(Map<String, String> env, String... command) throws IOException {
         ProcessBuilder pb = new ProcessBuilder(new ArrayList<>(List.of(command))).redirectErrorStream(true);
         pb.environment().put("LD_LIBRARY_PATH", Path.of(SoftVerbs.library()).getParent().toString());
+        pb.environment().putAll(env);
         Process p = pb.start();
         CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> {
             try {

@@ -18,6 +18,7 @@ public final class Errno {
     public static final int ENODEV = 19;
     public static final int EINVAL = 22;
     public static final int ENOSPC = 28;
+    public static final int ENODATA = 61;
     public static final int ENOSYS = 38;
     public static final int EOVERFLOW = 75;
     public static final int EPROTONOSUPPORT = 93;
@@ -28,7 +29,7 @@ public final class Errno {
             Map.entry(EPERM, "EPERM"), Map.entry(ENOENT, "ENOENT"), Map.entry(EIO, "EIO"),
             Map.entry(EAGAIN, "EAGAIN"), Map.entry(ENOMEM, "ENOMEM"), Map.entry(EACCES, "EACCES"),
             Map.entry(EFAULT, "EFAULT"), Map.entry(EBUSY, "EBUSY"), Map.entry(ENODEV, "ENODEV"),
-            Map.entry(EINVAL, "EINVAL"), Map.entry(ENOSPC, "ENOSPC"), Map.entry(ENOSYS, "ENOSYS"),
+            Map.entry(EINVAL, "EINVAL"), Map.entry(ENOSPC, "ENOSPC"), Map.entry(ENODATA, "ENODATA"), Map.entry(ENOSYS, "ENOSYS"),
             Map.entry(EOVERFLOW, "EOVERFLOW"), Map.entry(EPROTONOSUPPORT, "EPROTONOSUPPORT"),
             Map.entry(EOPNOTSUPP, "EOPNOTSUPP"), Map.entry(ETIMEDOUT, "ETIMEDOUT"));
 

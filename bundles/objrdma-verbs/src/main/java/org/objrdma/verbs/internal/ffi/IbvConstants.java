@@ -18,6 +18,11 @@ public final class IbvConstants {
     public static final int IBV_QPS_ERR = 6;
     public static final int IBV_QPS_UNKNOWN = 7;
 
+    // enum ibv_gid_type (struct ibv_gid_entry.gid_type)
+    public static final int IBV_GID_TYPE_IB = 0;
+    public static final int IBV_GID_TYPE_ROCE_V1 = 1;
+    public static final int IBV_GID_TYPE_ROCE_V2 = 2;
+
     // enum ibv_qp_type
     public static final int IBV_QPT_RC = 2;
 

@@ -149,6 +149,14 @@ public final class IbvLayouts {
             structLayout(JAVA_LONG.withName("subnet_prefix"), JAVA_LONG.withName("interface_id")).withName("global"))
             .withName("ibv_gid");
 
+    /** {@code struct ibv_gid_entry}: one GID table slot as {@code _ibv_query_gid_ex} fills it (rdma-core 32+). */
+    public static final StructLayout IBV_GID_ENTRY = structLayout(
+            IBV_GID.withName("gid"),
+            JAVA_INT.withName("gid_index"),
+            JAVA_INT.withName("port_num"),
+            JAVA_INT.withName("gid_type"),
+            JAVA_INT.withName("ndev_ifindex")).withName("ibv_gid_entry");
+
     public static final StructLayout IBV_QP_CAP = structLayout(
             JAVA_INT.withName("max_send_wr"),
             JAVA_INT.withName("max_recv_wr"),
@@ -386,7 +394,7 @@ public final class IbvLayouts {
     public static final List<GroupLayout> ALL = List.of(IBV_DEVICE, IBV_DEVICE_ATTR, IBV_PORT_ATTR, IBV_GID,
             IBV_QP_CAP, IBV_QP_INIT_ATTR, IBV_GLOBAL_ROUTE, IBV_AH_ATTR, IBV_QP_ATTR, IBV_SGE, IBV_SEND_WR,
             IBV_RECV_WR, IBV_WC, IBV_MR, IBV_MW, IBV_MW_BIND_INFO, IBV_PD, IBV_COMP_CHANNEL, IBV_CQ, IBV_QP,
-            IBV_CONTEXT_OPS, IBV_CONTEXT, IBV_ASYNC_EVENT);
+            IBV_CONTEXT_OPS, IBV_CONTEXT, IBV_ASYNC_EVENT, IBV_GID_ENTRY);
 
     /** Offset of {@code path} (dot-separated C member names, anonymous unions skipped) in {@code layout}. */
     public static long offset(GroupLayout layout, String path) {

@@ -66,6 +66,8 @@ public final class VerbsLibrary implements AutoCloseable {
     private MethodHandle queryDevice;
     private MethodHandle queryPort;
     private MethodHandle queryGid;
+    /** {@code _ibv_query_gid_ex} (IBVERBS_1.11, rdma-core 32+), or null in an older library: GID types unknown. */
+    private MethodHandle queryGidEx;
     private MethodHandle allocPd;
     private MethodHandle deallocPd;
     private MethodHandle regMr;
@@ -147,6 +149,8 @@ public final class VerbsLibrary implements AutoCloseable {
         // the exported compat entry point; the C macro of the same name is inline and not callable
         queryPort = bind(l, "ibv_query_port", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS));
         queryGid = bind(l, "ibv_query_gid", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, JAVA_INT, ADDRESS));
+        queryGidEx = l.find("_ibv_query_gid_ex").map(a -> LINKER.downcallHandle(a,
+                FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG))).orElse(null);
         allocPd = bind(l, "ibv_alloc_pd", FunctionDescriptor.of(ADDRESS, ADDRESS), CAPTURE_ERRNO);
         deallocPd = bind(l, "ibv_dealloc_pd", FunctionDescriptor.of(JAVA_INT, ADDRESS));
         regMr = bind(l, "ibv_reg_mr", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT), CAPTURE_ERRNO);
@@ -444,6 +448,48 @@ public final class VerbsLibrary implements AutoCloseable {
         }
     }
 
+    /**
+     * One GID table slot with its type, through {@code ibv_query_gid_ex}: empty if the slot is empty
+     * ({@code ENODATA}) or the library predates the call (rdma-core before 32: types are unknown then).
+     */
+    public Optional<GidEntry> queryGidEntry(MemorySegment ctx, int port, int index) throws VerbsException {
+        if (queryGidEx == null) {
+            return Optional.empty();
+        }
+        try (Arena call = Arena.ofConfined()) {
+            MemorySegment e = call.allocate(IbvLayouts.IBV_GID_ENTRY);
+            int rc = (int) queryGidEx.invokeExact(ctx, port, index, e, 0, IbvLayouts.IBV_GID_ENTRY.byteSize());
+            if (rc == Errno.ENODATA) {
+                return Optional.empty();
+            }
+            if (rc != 0) {
+                throw new VerbsException("ibv_query_gid_ex", rc, "port " + port + " index " + index);
+            }
+            return Optional.of(new GidEntry(e.get(JAVA_INT, GID_ENTRY_INDEX),
+                    Gid.fromBytes(e.asSlice(0, 16).toArray(JAVA_BYTE)),
+                    GidType.fromCode(e.get(JAVA_INT, GID_ENTRY_TYPE)), e.get(JAVA_INT, GID_ENTRY_IFINDEX)));
+        } catch (VerbsException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    private static final long GID_ENTRY_INDEX = IbvLayouts.offset(IbvLayouts.IBV_GID_ENTRY, "gid_index");
+    private static final long GID_ENTRY_TYPE = IbvLayouts.offset(IbvLayouts.IBV_GID_ENTRY, "gid_type");
+    private static final long GID_ENTRY_IFINDEX = IbvLayouts.offset(IbvLayouts.IBV_GID_ENTRY, "ndev_ifindex");
+
+    /**
+     * One filled GID table slot.
+     *
+     * @param index   table index
+     * @param gid     the GID
+     * @param type    IB, RoCE v1 or RoCE v2
+     * @param ifindex the netdev the GID belongs to (0 on InfiniBand)
+     */
+    public record GidEntry(int index, Gid gid, GidType type, int ifindex) {
+    }
+
     /** {@code ibv_query_gid}. */
     public Gid queryGid(MemorySegment ctx, int port, int index) throws VerbsException {
         try (Arena call = Arena.ofConfined()) {
@@ -681,6 +727,38 @@ public final class VerbsLibrary implements AutoCloseable {
         } catch (Throwable t) {
             throw unexpected(t);
         }
+    }
+
+    /**
+     * {@code ibv_query_qp} for the primary path: whether it has a GRH, its source GID index, destination GID and
+     * LID, as the device holds them (what an operator or a test asks after a connect).
+     */
+    public QpPath queryQpPath(MemorySegment qp) throws VerbsException {
+        try (Arena call = Arena.ofConfined()) {
+            MemorySegment attr = call.allocate(IbvLayouts.IBV_QP_ATTR);
+            MemorySegment init = call.allocate(IbvLayouts.IBV_QP_INIT_ATTR);
+            int rc = (int) queryQp.invokeExact(qp, attr, IbvConstants.IBV_QP_AV, init);
+            if (rc != 0) {
+                throw new VerbsException("ibv_query_qp", rc, null);
+            }
+            return new QpPath(attr.get(JAVA_BYTE, QP_ATTR_AH_IS_GLOBAL) != 0,
+                    Byte.toUnsignedInt(attr.get(JAVA_BYTE, QP_ATTR_AH_SGID_INDEX)),
+                    Gid.fromBytes(attr.asSlice(QP_ATTR_AH_DGID, 16).toArray(JAVA_BYTE)),
+                    Short.toUnsignedInt(attr.get(JAVA_SHORT, QP_ATTR_AH_DLID)));
+        } catch (VerbsException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw unexpected(t);
+        }
+    }
+
+    private static final long QP_ATTR_AH_IS_GLOBAL = IbvLayouts.offset(IbvLayouts.IBV_QP_ATTR, "ah_attr.is_global");
+    private static final long QP_ATTR_AH_SGID_INDEX = IbvLayouts.offset(IbvLayouts.IBV_QP_ATTR, "ah_attr.grh.sgid_index");
+    private static final long QP_ATTR_AH_DGID = IbvLayouts.offset(IbvLayouts.IBV_QP_ATTR, "ah_attr.grh.dgid");
+    private static final long QP_ATTR_AH_DLID = IbvLayouts.offset(IbvLayouts.IBV_QP_ATTR, "ah_attr.dlid");
+
+    /** A queue pair's primary path: GRH or not, source GID index, destination GID and LID. */
+    public record QpPath(boolean global, int sgidIndex, Gid dgid, int dlid) {
     }
 
     /** {@code ibv_destroy_qp}; 0 or an errno. */

@@ -67,7 +67,8 @@ import org.slf4j.LoggerFactory;
  * <p>Reset: the same queue pair goes to ERR (the device flushes what it holds), its completions are drained,
  * then RESET (which drops anything the device still had, CQEs included; those requests are flushed here) and
  * INIT with the attributes of {@link VerbsTransport#openChannel}. The QPN and the initial PSN are kept, so
- * {@link #localEndpoint()} does not change and a peer that cached it connects again with it. Reusing the PSN
+ * {@link #localEndpoint()} does not change and a peer that cached it connects again with it. (Its GID is the
+ * source GID chosen at the last connect: on RoCE the one of the family the peer named, see {@code SourceGid}.) Reusing the PSN
  * is safe because the peer must reconnect too (its RTR sets the expected PSN anew) and because an RC packet of
  * the old connection cannot outlive the transport timeout; it is what the C core does (same QP, same PSN).
  * Each reset starts a new {@code epoch}; a batch deadline from an earlier epoch does not touch the queue pair.
@@ -134,7 +135,8 @@ final class VerbsChannel implements Channel {
     private final int qpn;
     private final int psn;
     private final int maxSge;
-    private final EndpointInfo.Verbs local;
+    /** What a peer connects to; its GID becomes the source GID chosen at {@link #connect} (volatile: read unlocked). */
+    private volatile EndpointInfo.Verbs local;
 
     /** How often {@link #state()} may ask the device; a syscall on a NIC, so not on every call. */
     static final long STATE_REFRESH_NANOS = 1_000_000;
@@ -377,8 +379,10 @@ final class VerbsChannel implements Channel {
                         "channel " + id + " is " + state + "; connect needs INIT");
             }
             Mtu mtu = dev.activeMtu().code() <= peer.mtu().code() ? dev.activeMtu() : peer.mtu();
+            // RoCE: the source GID of the family (v1 link-local / v2 IPv4-mapped) the peer's GID names
+            int sgidIndex = global ? dev.sourceGidIndexFor(peer.gid()) : dev.gidIndex();
             int rc = modifier.toRtr(qp, new QpModifier.RtrParams(peer.qpn(), peer.psn(), mtu.code(), peer.gid(),
-                    peer.lid(), global, dev.gidIndex(), dev.port(),
+                    peer.lid(), global, sgidIndex, dev.port(),
                     clampRdAtomic(dev.device().maxQpRdAtom()), 12));
             if (rc != 0) {
                 throw new TransportException(TransportError.CONNECT_FAILED,
@@ -393,6 +397,11 @@ final class VerbsChannel implements Channel {
                         "RTR→RTS refused: " + Errno.describe(rc) + "; the channel is in ERROR");
             }
             this.remote = peer;
+            Gid source = dev.gidAt(sgidIndex);
+            if (!source.equals(local.gid()) && !source.equals(Gid.ZERO)) {
+                // the peer must address us by the GID our packets come from
+                local = new EndpointInfo.Verbs(local.qpn(), local.psn(), source, local.lid(), local.port(), local.mtu());
+            }
             state = ChannelState.CONNECTED;
         } finally {
             postLock.unlock();

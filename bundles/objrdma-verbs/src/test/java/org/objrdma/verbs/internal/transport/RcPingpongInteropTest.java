@@ -43,6 +43,8 @@ import org.objrdma.verbs.testsupport.RdmaCoreTools;
  * side sends {@code "LLLL:QQQQQQ:PPPPPP:<32 hex GID>"} plus a NUL (52 bytes), then the client confirms with
  * {@code "done"} plus a NUL. With {@code -c} pingpong's sender zeroes the first byte of every page of its 0x7b
  * buffer, and its server checks those bytes of what it received: both directions are byte-checked.
+ * pingpong runs with {@code -g 0}, as it must against a peer that names a GID: given a peer GID it connects with
+ * a GRH whose source index is its {@code -g} (default -1, i.e. 255), which the device refuses as the kernel does.
  */
 class RcPingpongInteropTest {
     static final int SIZE = 4096 * 2;
@@ -164,8 +166,8 @@ class RcPingpongInteropTest {
     @Test
     void javaClientAgainstRcPingpongServer() throws Exception {
         int port = RdmaCoreTools.freePort();
-        RdmaCoreTools.Run server = RdmaCoreTools.start(pingpong, "-d", "softrc0", "-p", Integer.toString(port),
-                "-s", Integer.toString(SIZE), "-n", Integer.toString(ITERS), "-c");
+        RdmaCoreTools.Run server = RdmaCoreTools.start(pingpong, "-d", "softrc0", "-g", "0", "-p",
+                Integer.toString(port), "-s", Integer.toString(SIZE), "-n", Integer.toString(ITERS), "-c");
         try {
             for (int i = 0; i < RECVS; i++) {
                 postRecv(i);
@@ -197,7 +199,7 @@ class RcPingpongInteropTest {
             for (int i = 0; i < RECVS; i++) {
                 postRecv(i);
             }
-            RdmaCoreTools.Run client = RdmaCoreTools.start(pingpong, "-d", "softrc0", "-p",
+            RdmaCoreTools.Run client = RdmaCoreTools.start(pingpong, "-d", "softrc0", "-g", "0", "-p",
                     Integer.toString(listener.getLocalPort()), "-s", Integer.toString(SIZE), "-n",
                     Integer.toString(ITERS), "-c", "127.0.0.1");
             try {
