@@ -27,7 +27,9 @@ import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.api.transport.ChannelState;
 import org.objrdma.api.transport.Gid;
 import org.objrdma.api.transport.Transport;
+import org.objrdma.api.transport.TransportLevel;
 import org.objrdma.api.transport.WcStatus;
+import org.objrdma.testsupport.FakeTransport;
 import org.objrdma.wire.AgentKeys;
 import org.objrdma.wire.DialPacing;
 import org.objrdma.wire.CuObjDescriptor;
@@ -185,9 +187,19 @@ class CuObjErrorsTest {
 
     // ------------------------------------------------------------------ -EAFNOSUPPORT
 
+    /**
+     * A transport that says it is verbs RC (there is no RDMA device on the test machines) and lends registration to
+     * a real TCP transport: only what the facade asks of a verbs transport before refusing the DC flow is real;
+     * opening a channel on it fails the test.
+     */
+    private static FakeTransport verbsLevel(Transport registrar) {
+        return FakeTransport.builder("verbs:fake0").level(TransportLevel.VERBS_RC).flows(Transport.FLOW_RC_SESSION)
+                .registrar(registrar).channels(FakeTransport.ChannelMode.FORBIDDEN).build();
+    }
+
     @Test
     void eafnosupportForVerbsAndForDescriptorsWithoutATcpAgent() throws Exception {
-        CuObjServer verbs = server(new VerbsLevelTransport(serverTransport), keyed());
+        CuObjServer verbs = server(verbsLevel(serverTransport), keyed());
         assertFalse(verbs.isConnected(), "no transfer can succeed on a transport that does not serve the agent flow");
         int ch = verbs.allocateChannelId();
         RdmaBuffer buf = verbs.registerBuffer(arena.allocate(4096, 4096), 4096);

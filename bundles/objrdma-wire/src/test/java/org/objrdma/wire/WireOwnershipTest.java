@@ -23,7 +23,13 @@ class WireOwnershipTest {
             Pattern.MULTILINE);
     private static final List<String> CODECS = List.of("CuObjDescriptor.java", "CuObjTokenHeader.java", "RcToken.java",
             "RcTokenHeader.java", "AgentKeys.java", "TokenResult.java", "TokenError.java", "AddressPolicy.java",
-            "RcTokenCodec.java", "RcTokenCodecs.java"); // Errno and Hex are generic names (verbs has its own native errno names)
+            "RcTokenCodec.java", "RcTokenCodecs.java", // Errno and Hex are generic names (verbs has its own native errno names)
+            // issue 29: the copies that were merged into this bundle, under the names they had
+            "SegmentStreams.java", "UserCredentials.java", "Credentials.java", "RdmaHeaderNames.java");
+    /** A string literal that is exactly a header name: only {@link RdmaHeaders} spells them. */
+    private static final Pattern HEADER_NAME_LITERAL = Pattern.compile("\"x-amz-rdma-[a-z-]+\"");
+    /** The access-key rule's character class: only {@link UserCredentials} writes it. */
+    private static final Pattern ACCESS_KEY_RULE = Pattern.compile(Pattern.quote("[A-Za-z0-9_.\\\\-]{3,128}"));
     /** Modules that are clients themselves: the only ones whose main sources may use the client. */
     private static final List<String> CLIENT_MODULES = List.of("objrdma-client", "objrdma-client-sdk", "objrdma-cli");
 
@@ -44,6 +50,19 @@ class WireOwnershipTest {
                 .filter(p -> CODECS.contains(p.getFileName().toString()))
                 .map(Path::toString).toList();
         assertEquals(List.of(), copies);
+    }
+
+    @Test
+    void headerNamesAndAccessKeyRulesAreSpelledOnlyHere() {
+        List<String> copies = mainSources()
+                .filter(p -> !p.startsWith(BUNDLES.resolve("objrdma-wire")))
+                .filter(p -> HEADER_NAME_LITERAL.matcher(read(p)).find() || ACCESS_KEY_RULE.matcher(read(p)).find())
+                .map(Path::toString).toList();
+        assertEquals(List.of(), copies);
+        String own = read(BUNDLES.resolve("objrdma-wire/src/main/java/org/objrdma/wire/UserCredentials.java"));
+        assertTrue(ACCESS_KEY_RULE.matcher(own).find(), "the pattern of this check no longer matches the rule's source");
+        assertTrue(HEADER_NAME_LITERAL.matcher(read(BUNDLES.resolve("objrdma-wire/src/main/java/org/objrdma/wire/RdmaHeaders.java")))
+                .find(), "the pattern of this check no longer matches the header names' source");
     }
 
     private static Stream<Path> mainSources() {

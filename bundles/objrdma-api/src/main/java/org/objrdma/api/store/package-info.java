@@ -23,7 +23,10 @@
  * refused conditional writes rather than ignoring them), and the repeated-completion contract of
  * {@code completeMultipartUpload} ({@link org.objrdma.api.store.CompletedUpload}). Minor: the default
  * method and the kept three-argument {@code PutOptions} constructor keep 2.1 code compiling and linking.
+ *
+ * <p>2.3.0 (issue 29): {@link org.objrdma.api.store.CompletionRecords}, the in-memory completion records the
+ * embedded store and the S3 adapter each kept a copy of. Minor: a class added, nothing changed.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("2.2.0")
+@org.osgi.annotation.versioning.Version("2.3.0")
 package org.objrdma.api.store;

@@ -22,6 +22,7 @@ import org.objrdma.api.transport.Mtu;
 import org.objrdma.api.transport.RemoteRegion;
 import org.objrdma.client.RcTransfer;
 import org.objrdma.wire.RcToken;
+import org.objrdma.wire.RdmaHeaders;
 import org.objrdma.wire.RcTokenCodec;
 import org.objrdma.wire.RcTokenCodecs;
 import org.objrdma.wire.TokenResult;
@@ -63,31 +64,31 @@ final class RcRoutes {
     HttpResponse<String> prepare(AwsCredentialsIdentity who, Op op, String target, long objectOffset, long size,
             RcTransfer transfer) throws IOException {
         return post(who, "prepare", List.of(
-                RdmaHeaderNames.OP, op.name(),
-                RdmaHeaderNames.TARGET, target,
-                RdmaHeaderNames.SIZE, Long.toString(size),
-                RdmaHeaderNames.OFFSET, Long.toString(objectOffset),
-                RdmaHeaderNames.PSN, Integer.toHexString(transfer.psn()),
-                RdmaHeaderNames.COOKIE, Integer.toHexString(transfer.cookie()),
-                RdmaHeaderNames.TOKEN, transfer.token(),
-                RdmaHeaderNames.CHANNEL_KEY, HexFormat.of().formatHex(transfer.channelKey())));
+                RdmaHeaders.OP, op.name(),
+                RdmaHeaders.TARGET, target,
+                RdmaHeaders.SIZE, Long.toString(size),
+                RdmaHeaders.OFFSET, Long.toString(objectOffset),
+                RdmaHeaders.PSN, Integer.toHexString(transfer.psn()),
+                RdmaHeaders.COOKIE, Integer.toHexString(transfer.cookie()),
+                RdmaHeaders.TOKEN, transfer.token(),
+                RdmaHeaders.CHANNEL_KEY, HexFormat.of().formatHex(transfer.channelKey())));
     }
 
     HttpResponse<String> ready(AwsCredentialsIdentity who, SessionId session, RcTransfer transfer) throws IOException {
         return post(who, "ready", List.of(
-                RdmaHeaderNames.SESSION, session.hex(),
-                RdmaHeaderNames.COOKIE, Integer.toHexString(transfer.cookie()),
-                RdmaHeaderNames.QPN, Long.toHexString(transfer.clientEndpoint().queueNumber())));
+                RdmaHeaders.SESSION, session.hex(),
+                RdmaHeaders.COOKIE, Integer.toHexString(transfer.cookie()),
+                RdmaHeaders.QPN, Long.toHexString(transfer.clientEndpoint().queueNumber())));
     }
 
     HttpResponse<String> cancel(AwsCredentialsIdentity who, SessionId session) throws IOException {
-        return post(who, "cancel", List.of(RdmaHeaderNames.SESSION, session.hex()));
+        return post(who, "cancel", List.of(RdmaHeaders.SESSION, session.hex()));
     }
 
     private HttpResponse<String> post(AwsCredentialsIdentity who, String route, List<String> headers) throws IOException {
         URI uri = endpoint.resolve("/.hipobj-rc/" + route);
         SdkHttpRequest.Builder b = SdkHttpRequest.builder().method(SdkHttpMethod.POST).uri(uri)
-                .putHeader(RdmaHeaderNames.PROTOCOL, RdmaHeaderNames.RC_PROTOCOL);
+                .putHeader(RdmaHeaders.PROTOCOL, RdmaHeaders.RC_PROTOCOL);
         for (int i = 0; i < headers.size(); i += 2) {
             b.putHeader(headers.get(i), headers.get(i + 1));
         }
@@ -117,25 +118,25 @@ final class RcRoutes {
 
     /** The server's endpoint and staging region from a PREPARE's 200 answer. */
     static PrepareResponse prepared(HttpResponse<String> r, long size) {
-        String reply = header(r, RdmaHeaderNames.REPLY);
+        String reply = header(r, RdmaHeaders.REPLY);
         if (!reply.startsWith("200:")) {
-            throw new RdmaS3Exception(r.statusCode(), null, "PREPARE answered " + RdmaHeaderNames.REPLY + ": " + reply);
+            throw new RdmaS3Exception(r.statusCode(), null, "PREPARE answered " + RdmaHeaders.REPLY + ": " + reply);
         }
         TokenResult<RcToken> token = RcToken.parse(reply.substring(4));
         if (!token.isOk()) {
             throw new RdmaS3Exception(r.statusCode(), null, "PREPARE answered a malformed server token: " + token.detail());
         }
-        byte[] key = HexFormat.of().parseHex(header(r, RdmaHeaderNames.CHANNEL_KEY));
-        int psn = Integer.parseInt(header(r, RdmaHeaderNames.PSN), 16);
+        byte[] key = HexFormat.of().parseHex(header(r, RdmaHeaders.CHANNEL_KEY));
+        int psn = Integer.parseInt(header(r, RdmaHeaders.PSN), 16);
         TokenResult<EndpointInfo> server = RcTokenCodecs.decode(token.value(),
                 new RcTokenCodec.Context(psn, Mtu.MTU_4096, key));
         if (!server.isOk()) {
             throw new RdmaS3Exception(r.statusCode(), null, "PREPARE answered a server token this client cannot use: "
                     + server.detail());
         }
-        RemoteRegion staging = new RemoteRegion(Long.parseUnsignedLong(header(r, RdmaHeaderNames.MR_ADDR), 16), size,
-                (int) Long.parseLong(header(r, RdmaHeaderNames.MR_RKEY), 16));
-        return new PrepareResponse(new SessionId(header(r, RdmaHeaderNames.SESSION)), server.value(), staging);
+        RemoteRegion staging = new RemoteRegion(Long.parseUnsignedLong(header(r, RdmaHeaders.MR_ADDR), 16), size,
+                (int) Long.parseLong(header(r, RdmaHeaders.MR_RKEY), 16));
+        return new PrepareResponse(new SessionId(header(r, RdmaHeaders.SESSION)), server.value(), staging);
     }
 
     private static String header(HttpResponse<String> r, String name) {

@@ -25,6 +25,8 @@ import org.objrdma.client.CuObjRequest;
 import org.objrdma.client.RcClient;
 import org.objrdma.client.RcOutcome;
 import org.objrdma.client.RcTransfer;
+import org.objrdma.wire.RdmaHeaders;
+import org.objrdma.wire.SegmentStreams;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.core.sync.ResponseTransformer;
@@ -149,7 +151,7 @@ public final class RdmaS3 implements AutoCloseable {
         String[] declined = new String[1];
         long moved = agent().get(memory, memoryOffset, span, req -> {
             GetObjectRequest.Builder b = request.toBuilder().overrideConfiguration(o -> o
-                    .putHeader(RdmaHeaderNames.TOKEN, req.headerValue()).addPlugin(RdmaRequestPlugin.INSTANCE));
+                    .putHeader(RdmaHeaders.TOKEN, req.headerValue()).addPlugin(RdmaRequestPlugin.INSTANCE));
             if (ranged) {
                 long from = start + req.objectOffset();
                 b.range("bytes=" + from + "-" + (from + req.size() - 1));
@@ -157,14 +159,14 @@ public final class RdmaS3 implements AutoCloseable {
             try {
                 return s3.getObject(b.build(), ((ResponseTransformer<GetObjectResponse, Long>) (response, body) -> {
                     last[0] = response;
-                    String reply = response.sdkHttpResponse().firstMatchingHeader(RdmaHeaderNames.REPLY).orElse("");
+                    String reply = response.sdkHttpResponse().firstMatchingHeader(RdmaHeaders.REPLY).orElse("");
                     if (reply.equals("200") || reply.equals("206")) {
                         return Long.parseLong(response.sdkHttpResponse()
-                                .firstMatchingHeader(RdmaHeaderNames.BYTES_TRANSFERRED).orElse("-1"));
+                                .firstMatchingHeader(RdmaHeaders.BYTES_TRANSFERRED).orElse("-1"));
                     }
                     // declined (501) or a gateway without RDMA: the body is the object; it lands where RDMA would
                     declined[0] = declineReason(response.sdkHttpResponse(), reply);
-                    return SegmentStreams.fill(body, slice(memory, memoryOffset + req.objectOffset(), req.size()));
+                    return SegmentStreams.fillAll(body, slice(memory, memoryOffset + req.objectOffset(), req.size()));
                 }));
             } catch (AwsServiceException e) {
                 if (e.statusCode() == 416 && req.objectOffset() > 0) {
@@ -223,7 +225,7 @@ public final class RdmaS3 implements AutoCloseable {
             String declined) {
         long[] n = new long[1];
         GetObjectResponse r = s3.getObject(request, ((ResponseTransformer<GetObjectResponse, GetObjectResponse>) (response, body) -> {
-            n[0] = SegmentStreams.fill(body, memory.segment().asSlice(memoryOffset));
+            n[0] = SegmentStreams.fillAll(body, memory.segment().asSlice(memoryOffset));
             return response;
         }));
         return new RdmaResult<>(r, n[0], RdmaProtocol.HTTP, declined);
@@ -242,7 +244,7 @@ public final class RdmaS3 implements AutoCloseable {
             case HTTP -> new RdmaResult<>(httpPut(request, memory, memoryOffset, size), size, RdmaProtocol.HTTP, null);
             case CUOBJ -> {
                 Declinable<PutObjectResponse> r = cuObjPut(memory, memoryOffset, size, header -> s3.putObject(
-                        request.toBuilder().overrideConfiguration(o -> o.putHeader(RdmaHeaderNames.TOKEN, header)
+                        request.toBuilder().overrideConfiguration(o -> o.putHeader(RdmaHeaders.TOKEN, header)
                                 .addPlugin(RdmaRequestPlugin.INSTANCE)).build(), RequestBody.empty()));
                 yield r.declined == null ? new RdmaResult<>(r.response, size, RdmaProtocol.CUOBJ, null)
                         : new RdmaResult<>(httpPut(request, memory, memoryOffset, size), size, RdmaProtocol.HTTP,
@@ -268,7 +270,7 @@ public final class RdmaS3 implements AutoCloseable {
             case HTTP -> new RdmaResult<>(httpPart(request, memory, memoryOffset, size), size, RdmaProtocol.HTTP, null);
             case CUOBJ -> {
                 Declinable<UploadPartResponse> r = cuObjPut(memory, memoryOffset, size, header -> s3.uploadPart(
-                        request.toBuilder().overrideConfiguration(o -> o.putHeader(RdmaHeaderNames.TOKEN, header)
+                        request.toBuilder().overrideConfiguration(o -> o.putHeader(RdmaHeaders.TOKEN, header)
                                 .addPlugin(RdmaRequestPlugin.INSTANCE)).build(), RequestBody.empty()));
                 yield r.declined == null ? new RdmaResult<>(r.response, size, RdmaProtocol.CUOBJ, null)
                         : new RdmaResult<>(httpPart(request, memory, memoryOffset, size), size, RdmaProtocol.HTTP,
@@ -304,7 +306,7 @@ public final class RdmaS3 implements AutoCloseable {
                 return req.size();
             } catch (AwsServiceException e) {
                 SdkHttpResponse http = e.awsErrorDetails() == null ? null : e.awsErrorDetails().sdkHttpResponse();
-                String reply = http == null ? "" : http.firstMatchingHeader(RdmaHeaderNames.REPLY).orElse("");
+                String reply = http == null ? "" : http.firstMatchingHeader(RdmaHeaders.REPLY).orElse("");
                 if (e.statusCode() == 501) { // declined (reply 501) or a gateway without the cuObject routes
                     out[1] = declineReason(http, reply) + (e.awsErrorDetails().errorMessage() == null ? ""
                             : " (" + e.awsErrorDetails().errorMessage() + ")");
@@ -324,13 +326,13 @@ public final class RdmaS3 implements AutoCloseable {
     private PutObjectResponse httpPut(PutObjectRequest request, ClientMemory memory, long offset, long size) {
         MemorySegment body = slice(memory, offset, size);
         return s3.putObject(request.toBuilder().contentLength(size).build(),
-                RequestBody.fromContentProvider(() -> SegmentStreams.reader(body), size, "application/octet-stream"));
+                RequestBody.fromContentProvider(() -> SegmentStreams.reading(body), size, "application/octet-stream"));
     }
 
     private UploadPartResponse httpPart(UploadPartRequest request, ClientMemory memory, long offset, long size) {
         MemorySegment body = slice(memory, offset, size);
         return s3.uploadPart(request.toBuilder().contentLength(size).build(),
-                RequestBody.fromContentProvider(() -> SegmentStreams.reader(body), size, "application/octet-stream"));
+                RequestBody.fromContentProvider(() -> SegmentStreams.reading(body), size, "application/octet-stream"));
     }
 
     // ------------------------------------------------------------------ hipobj-rc-v2
@@ -455,11 +457,11 @@ public final class RdmaS3 implements AutoCloseable {
     }
 
     private static String declineReason(SdkHttpResponse http, String reply) {
-        String why = http == null ? null : http.firstMatchingHeader(RdmaHeaderNames.DECLINE_REASON).orElse(null);
+        String why = http == null ? null : http.firstMatchingHeader(RdmaHeaders.DECLINE_REASON).orElse(null);
         if (reply.isEmpty()) {
-            return "the gateway does not serve cuObject (no " + RdmaHeaderNames.REPLY + " in its answer)";
+            return "the gateway does not serve cuObject (no " + RdmaHeaders.REPLY + " in its answer)";
         }
-        return "the gateway declined RDMA (" + RdmaHeaderNames.REPLY + ": " + reply + (why == null ? "" : ", " + why)
+        return "the gateway declined RDMA (" + RdmaHeaders.REPLY + ": " + reply + (why == null ? "" : ", " + why)
                 + ")";
     }
 

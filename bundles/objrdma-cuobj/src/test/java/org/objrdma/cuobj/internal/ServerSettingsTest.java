@@ -7,11 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.Proxy;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.objrdma.testsupport.Configs;
 import org.objrdma.wire.AgentKeys;
 import org.objrdma.cuobj.CuObjDelayMode;
 import org.objrdma.cuobj.CuObjRDMATunable;
@@ -22,21 +21,7 @@ class ServerSettingsTest {
 
     /** A configuration whose properties (by their dotted names) are {@code overrides}, defaults otherwise. */
     static CuObjServerConfig config(Map<String, Object> overrides) {
-        InvocationHandler h = (proxy, method, args) -> {
-            String property = method.getName().replace('_', '.');
-            if (overrides.containsKey(property)) {
-                return overrides.get(property);
-            }
-            return switch (method.getName()) {
-                case "annotationType" -> CuObjServerConfig.class;
-                case "toString" -> "CuObjServerConfig" + overrides;
-                case "hashCode" -> overrides.hashCode();
-                case "equals" -> proxy == args[0];
-                default -> method.getDefaultValue();
-            };
-        };
-        return (CuObjServerConfig) Proxy.newProxyInstance(CuObjServerConfig.class.getClassLoader(),
-                new Class<?>[] {CuObjServerConfig.class}, h);
+        return Configs.of(CuObjServerConfig.class, overrides);
     }
 
     private static Map<String, Object> keyed(Object... pairs) {

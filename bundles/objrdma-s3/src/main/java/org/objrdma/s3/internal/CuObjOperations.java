@@ -117,7 +117,7 @@ final class CuObjOperations {
         if (declined != null) {
             // the contract's decline: the body comes over HTTP
             x.response.header(RdmaHeaders.REPLY, "501");
-            x.response.header("x-amz-rdma-decline-reason", declined);
+            x.response.header(org.objrdma.wire.RdmaHeaders.DECLINE_REASON, declined);
             ObjectOperations.get(x, false);
         }
     }

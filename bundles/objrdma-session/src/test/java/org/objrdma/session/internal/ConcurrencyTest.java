@@ -31,6 +31,7 @@ import org.objrdma.api.session.SessionResult;
 import org.objrdma.api.session.TerminalEvent;
 import org.objrdma.api.telemetry.Counter;
 import org.objrdma.api.telemetry.Telemetry;
+import org.objrdma.testsupport.CountingTelemetry;
 
 /**
  * 10 000 sessions live at once, driven by gateway threads through random flows while a chaos thread
@@ -40,27 +41,6 @@ import org.objrdma.api.telemetry.Telemetry;
 class ConcurrencyTest {
     private static final int SESSIONS = 10_000;
     private static final int GATEWAY_THREADS = 4;
-
-    /** Telemetry that counts, like the real service. */
-    static final class CountingTelemetry implements Telemetry {
-        private final Map<Counter, LongAdder> counts = new EnumMap<>(Counter.class);
-
-        CountingTelemetry() {
-            for (Counter c : Counter.values()) {
-                counts.put(c, new LongAdder());
-            }
-        }
-
-        @Override public void add(Counter counter, long delta) { counts.get(counter).add(delta); }
-        @Override public long value(Counter counter) { return counts.get(counter).sum(); }
-
-        @Override
-        public Map<Counter, Long> snapshot() {
-            Map<Counter, Long> m = new EnumMap<>(Counter.class);
-            counts.forEach((k, v) -> m.put(k, v.sum()));
-            return m;
-        }
-    }
 
     private enum Flow { GET, PUT, ABORT, ABANDON, HOLD_LEASE, HOLD_VIEW, CANCEL_MIDWAY, DATA_GET }
 

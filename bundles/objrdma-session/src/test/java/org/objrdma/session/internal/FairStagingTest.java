@@ -15,6 +15,8 @@ import org.objrdma.api.session.SessionResult;
 import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.staging.internal.BufferPool;
 import org.objrdma.staging.internal.StagingSettings;
+import org.objrdma.testsupport.FakeClock;
+import org.objrdma.testsupport.FakeTransport;
 
 /**
  * Issue 12, finding 5, through the session manager and the real staging pool with their default limits
@@ -25,9 +27,9 @@ class FairStagingTest {
 
     @Test
     void onePrincipalsTinyPreparesDoNotStarveAnothersSmallGet() {
-        LoopbackTransport transport = new LoopbackTransport("loop");
+        FakeTransport transport = new FakeTransport("loop");
         BufferPool pool = BufferPool.create(StagingSettings.defaults(), transport, () -> Telemetry.NOOP);
-        SessionCore core = new SessionCore(SessionSettings.builder().allowAddresses(Harness.LOOPBACK).controlPlaneOnly(true).build(), new FakeClock(),
+        SessionCore core = new SessionCore(SessionSettings.builder().allowAddresses(Harness.LOOPBACK).controlPlaneOnly(true).build(), FakeClock.atMillis(1_000_000)::millis,
                 RandomSource.secure());
         core.useTransport(transport);
         core.useStagingPool(pool);

@@ -26,6 +26,9 @@ import org.objrdma.api.transport.EndpointInfo;
 import org.objrdma.api.transport.MemoryRegion;
 import org.objrdma.api.transport.TransportException;
 import org.objrdma.api.transport.WorkRequest;
+import org.objrdma.testsupport.CountingTelemetry;
+import org.objrdma.testsupport.FakeClock;
+import org.objrdma.testsupport.FakeTransport;
 
 /** A session core on a fake clock, a loopback transport and a fake staging pool, plus a client side. */
 final class Harness implements AutoCloseable {
@@ -35,8 +38,8 @@ final class Harness implements AutoCloseable {
     static final int PSN = 0x00_0042;
     static final String TARGET = "/bucket/key";
 
-    final FakeClock clock = new FakeClock();
-    final LoopbackTransport transport = new LoopbackTransport("loop");
+    final FakeClock clock = FakeClock.atMillis(1_000_000);
+    final FakeTransport transport = new FakeTransport("loop");
     final FakeStagingPool pool = new FakeStagingPool(transport, 1 << 20);
     final RecordingListener events = new RecordingListener();
     /** Every counter the core moves, so a test can check the one its scenario must move. */
@@ -62,7 +65,7 @@ final class Harness implements AutoCloseable {
     }
 
     Harness(SessionSettings settings) {
-        core = new SessionCore(settings, clock, RandomSource.secure());
+        core = new SessionCore(settings, clock::millis, RandomSource.secure());
         core.useTransport(transport);
         core.useStagingPool(pool);
         core.addTerminalListener(events);

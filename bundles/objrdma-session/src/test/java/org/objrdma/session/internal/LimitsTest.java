@@ -108,7 +108,7 @@ class LimitsTest {
             assertEquals(0, h.transport.opened.get());
         }
         try (Harness h = new Harness()) {
-            SessionCore failing = new SessionCore(Harness.settings().build(), h.clock, bytes -> {
+            SessionCore failing = new SessionCore(Harness.settings().build(), h.clock::millis, bytes -> {
                 throw new IllegalStateException("entropy exhausted");
             });
             failing.useTransport(h.transport);
@@ -123,7 +123,7 @@ class LimitsTest {
     @Test
     void aRepeatedSessionIdIsRefusedAndRolledBack() {
         try (Harness h = new Harness()) {
-            SessionCore repeating = new SessionCore(Harness.settings().build(), h.clock, bytes -> java.util.Arrays.fill(bytes, (byte) 7));
+            SessionCore repeating = new SessionCore(Harness.settings().build(), h.clock::millis, bytes -> java.util.Arrays.fill(bytes, (byte) 7));
             repeating.useTransport(h.transport);
             repeating.useStagingPool(h.pool);
             PrepareRequest r = new PrepareRequest(Harness.ALICE, Op.GET, Harness.TARGET, 0, 64, Harness.PSN, Harness.COOKIE,

@@ -15,6 +15,7 @@ import org.objrdma.api.PrincipalId;
 import org.objrdma.api.session.Op;
 import org.objrdma.api.session.PrepareRequest;
 import org.objrdma.api.session.SessionId;
+import org.objrdma.testsupport.FakeTransport;
 
 /** Node identity and the fleet list of PID {@code org.objrdma.session}: parsing, refusals, tagged session ids. */
 class NodeFleetTest {
@@ -85,7 +86,7 @@ class NodeFleetTest {
 
     @Test
     void theComponentTagsItsSessionIdsAndAnswersForeignOwners() {
-        LoopbackTransport t = new LoopbackTransport("t");
+        FakeTransport t = new FakeTransport("t");
         FakeStagingPool pool = new FakeStagingPool(t, 1 << 20);
         SessionManagerComponent component = new SessionManagerComponent();
         component.bindTransport(t);

@@ -10,6 +10,7 @@ import org.objrdma.api.session.PrepareRequest;
 import org.objrdma.api.session.RcStatus;
 import org.objrdma.api.session.SessionId;
 import org.objrdma.api.session.TerminalReason;
+import org.objrdma.testsupport.FakeTransport;
 
 /**
  * The DS shell without a framework, driven the way SCR drives it: binds before activate, a greedy
@@ -23,8 +24,8 @@ class SessionManagerComponentTest {
 
     @Test
     void bindsActivatesSwapsTransportsAndShutsDown() {
-        LoopbackTransport first = new LoopbackTransport("first");
-        LoopbackTransport second = new LoopbackTransport("second");
+        FakeTransport first = new FakeTransport("first");
+        FakeTransport second = new FakeTransport("second");
         FakeStagingPool firstPool = new FakeStagingPool(first, 1 << 20);
         FakeStagingPool secondPool = new FakeStagingPool(second, 1 << 20);
         RecordingListener events = new RecordingListener();
@@ -72,7 +73,7 @@ class SessionManagerComponentTest {
 
     @Test
     void byDefaultAPrepareWithoutAClientEndpointIsRefusedWithArg() {
-        LoopbackTransport t = new LoopbackTransport("t");
+        FakeTransport t = new FakeTransport("t");
         FakeStagingPool pool = new FakeStagingPool(t, 1 << 20);
         SessionManagerComponent component = new SessionManagerComponent();
         component.bindTransport(t);
@@ -95,7 +96,7 @@ class SessionManagerComponentTest {
 
     @Test
     void aBadChangeOnTheRunningComponentIsRefusedAndTheCoreKeepsItsSettings() {
-        LoopbackTransport t = new LoopbackTransport("t");
+        FakeTransport t = new FakeTransport("t");
         FakeStagingPool pool = new FakeStagingPool(t, 1 << 20);
         SessionManagerComponent component = new SessionManagerComponent();
         component.bindTransport(t);
@@ -111,7 +112,7 @@ class SessionManagerComponentTest {
 
     @Test
     void aValidChangeRestartsTheCoreEndingItsSessions() {
-        LoopbackTransport t = new LoopbackTransport("t");
+        FakeTransport t = new FakeTransport("t");
         FakeStagingPool pool = new FakeStagingPool(t, 1 << 20);
         RecordingListener events = new RecordingListener();
         SessionManagerComponent component = new SessionManagerComponent();

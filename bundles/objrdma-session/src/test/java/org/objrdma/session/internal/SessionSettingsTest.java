@@ -4,34 +4,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.objrdma.api.session.SessionLimits;
+import org.objrdma.testsupport.Configs;
 
 /** Every configuration value is validated at activation, and the error names the property. */
 class SessionSettingsTest {
 
     /** An instance of the metatype annotation as DS would build it: defaults, overridden by {@code values}. */
     static SessionConfiguration config(Map<String, Object> values) {
-        return (SessionConfiguration) Proxy.newProxyInstance(SessionConfiguration.class.getClassLoader(),
-                new Class<?>[] {SessionConfiguration.class}, (proxy, method, args) -> {
-                    String property = method.getName().replace('_', '.');
-                    if (values.containsKey(property)) {
-                        return values.get(property);
-                    }
-                    if (method.getDefaultValue() != null) {
-                        return method.getDefaultValue();
-                    }
-                    return switch (method.getName()) {
-                        case "annotationType" -> SessionConfiguration.class;
-                        case "hashCode" -> 0;
-                        case "toString" -> "config";
-                        default -> throw new UnsupportedOperationException(method.getName());
-                    };
-                });
+        return Configs.of(SessionConfiguration.class, values);
     }
 
     @Test

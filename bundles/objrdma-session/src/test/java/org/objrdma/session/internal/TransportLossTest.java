@@ -19,6 +19,7 @@ import org.objrdma.api.session.SessionId;
 import org.objrdma.api.session.SessionResult;
 import org.objrdma.api.session.TerminalEvent;
 import org.objrdma.api.session.TerminalReason;
+import org.objrdma.testsupport.FakeTransport;
 
 /**
  * When the transport a session uses goes away, the session ends with a wire failure, its staging
@@ -50,7 +51,7 @@ class TransportLossTest {
             Harness.await("READY connected and waiting for its completion",
                     () -> h.transport.channelState(serverChannel) == org.objrdma.api.transport.ChannelState.CONNECTED);
 
-            LoopbackTransport next = new LoopbackTransport("loop-2");
+            FakeTransport next = new FakeTransport("loop-2");
             h.core.useTransport(next); // greedy replacement: the better transport is bound first
             assertEquals(5, h.core.transportGone(h.transport));
 
@@ -90,7 +91,7 @@ class TransportLossTest {
     void sessionsOnOtherTransportsAreUntouched() {
         try (Harness h = new Harness()) {
             SessionId onFirst = h.prepare(Op.GET, 64).sessionId();
-            LoopbackTransport other = new LoopbackTransport("other");
+            FakeTransport other = new FakeTransport("other");
             FakeStagingPool otherPool = new FakeStagingPool(other, 1 << 20);
             h.core.useTransport(other);
             h.core.useStagingPool(otherPool);

@@ -18,6 +18,8 @@ import org.objrdma.api.session.TerminalReason;
 import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.staging.internal.BufferPool;
 import org.objrdma.staging.internal.StagingSettings;
+import org.objrdma.testsupport.FakeClock;
+import org.objrdma.testsupport.FakeTransport;
 
 /**
  * A better transport appearing is not a loss: sessions already open finish on the old one, new ones go to
@@ -37,7 +39,7 @@ class TransportSwapTest {
             assertEquals(RcStatus.OK, h.core.finishStaging(id, lease.handle(), true, SIZE, "\"e\"", ""));
             assertEquals(RcStatus.OK, h.core.finishPrepare(id, true));
 
-            LoopbackTransport better = new LoopbackTransport("better");
+            FakeTransport better = new FakeTransport("better");
             FakeStagingPool betterPool = new FakeStagingPool(better, 1 << 20);
             h.core.useTransport(better); // what the component does on a greedy replacement, and nothing more
             h.core.useStagingPool(betterPool);
@@ -57,10 +59,10 @@ class TransportSwapTest {
 
     @Test
     void prepareBorrowsStagingOnItsOwnTransportWhateverThePoolPrefers() throws Exception {
-        LoopbackTransport old = new LoopbackTransport("old");
-        LoopbackTransport better = new LoopbackTransport("better");
+        FakeTransport old = new FakeTransport("old");
+        FakeTransport better = new FakeTransport("better");
         BufferPool pool = BufferPool.create(StagingSettings.defaults(), old, () -> Telemetry.NOOP);
-        SessionCore core = new SessionCore(Harness.settings().build(), new FakeClock(), RandomSource.secure());
+        SessionCore core = new SessionCore(Harness.settings().build(), FakeClock.atMillis(1_000_000)::millis, RandomSource.secure());
         try {
             core.useStagingPool(pool);
             // the session manager heard of the better transport first; the pool still prefers the old one
@@ -93,10 +95,10 @@ class TransportSwapTest {
 
     @Test
     void onlyTheOldTransportsRemovalEndsItsSessionsAndThePoolKeepsItsLeaseUntilThen() throws Exception {
-        LoopbackTransport old = new LoopbackTransport("old");
-        LoopbackTransport better = new LoopbackTransport("better");
+        FakeTransport old = new FakeTransport("old");
+        FakeTransport better = new FakeTransport("better");
         BufferPool pool = BufferPool.create(StagingSettings.defaults(), old, () -> Telemetry.NOOP);
-        SessionCore core = new SessionCore(Harness.settings().build(), new FakeClock(), RandomSource.secure());
+        SessionCore core = new SessionCore(Harness.settings().build(), FakeClock.atMillis(1_000_000)::millis, RandomSource.secure());
         RecordingListener events = new RecordingListener();
         core.addTerminalListener(events);
         try {

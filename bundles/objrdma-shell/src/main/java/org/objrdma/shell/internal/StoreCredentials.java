@@ -5,10 +5,10 @@ import java.util.Dictionary;
 import java.util.Hashtable;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 import org.osgi.service.cm.Configuration;
 import org.osgi.service.cm.ConfigurationAdmin;
+import org.objrdma.wire.UserCredentials;
 
 /**
  * The embedded store's {@code credentials} property ({@code AK:SECRET[,AK:SECRET...]} in PID
@@ -20,10 +20,6 @@ final class StoreCredentials {
 
     static final String PID = "org.objrdma.store.fs";
     static final String PROPERTY = "credentials";
-    private static final Pattern ACCESS_KEY = Pattern.compile("[A-Za-z0-9_.\\-]{3,128}");
-    private static final String KEY_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-    private static final String SECRET_ALPHABET =
-            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
     private final ConfigurationAdmin configurationAdmin;
     private final SecureRandom random = new SecureRandom();
@@ -44,16 +40,16 @@ final class StoreCredentials {
      * secret is ever shown.
      */
     Map.Entry<String, String> add(String accessKey) throws Exception {
-        String key = accessKey == null ? randomString(KEY_ALPHABET, 20) : accessKey;
-        if (!ACCESS_KEY.matcher(key).matches()) {
+        String key = accessKey == null ? UserCredentials.randomAccessKey(random) : accessKey;
+        if (!UserCredentials.isAccessKey(key)) {
             throw new IllegalArgumentException(PROPERTY + ": access key '" + key
-                    + "' must be 3..128 of A-Z a-z 0-9 _ - .; nothing changed");
+                    + "' must be " + UserCredentials.ACCESS_KEY_RULE + "; nothing changed");
         }
         Map<String, String> all = read();
         if (all.containsKey(key)) {
             throw new IllegalArgumentException(PROPERTY + ": access key " + key + " exists already; nothing changed");
         }
-        String secret = randomString(SECRET_ALPHABET, 40);
+        String secret = UserCredentials.randomSecret(random);
         all.put(key, secret);
         write(all);
         return Map.entry(key, secret);
@@ -106,16 +102,6 @@ final class StoreCredentials {
     }
 
     static String format(Map<String, String> all) {
-        StringBuilder out = new StringBuilder();
-        all.forEach((k, v) -> out.append(out.isEmpty() ? "" : ",").append(k).append(':').append(v));
-        return out.toString();
-    }
-
-    private String randomString(String alphabet, int length) {
-        StringBuilder sb = new StringBuilder(length);
-        for (int i = 0; i < length; i++) {
-            sb.append(alphabet.charAt(random.nextInt(alphabet.length())));
-        }
-        return sb.toString();
+        return UserCredentials.format(all);
     }
 }

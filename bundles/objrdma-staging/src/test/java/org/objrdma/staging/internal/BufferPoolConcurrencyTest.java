@@ -18,10 +18,11 @@ import org.objrdma.api.PrincipalId;
 import org.objrdma.api.staging.StagingLease;
 import org.objrdma.api.staging.StagingStats;
 import org.objrdma.api.telemetry.Counter;
-import org.objrdma.staging.internal.TestSupport.CountingTelemetry;
-import org.objrdma.staging.internal.TestSupport.ManualClock;
+import org.objrdma.testsupport.CountingTelemetry;
+import org.objrdma.testsupport.FakeClock;
 import org.objrdma.staging.internal.TestSupport.RecordingReports;
 import org.objrdma.staging.internal.TestSupport.SettingsBuilder;
+import org.objrdma.testsupport.FakeTransport;
 
 /**
  * Many threads against one pool: at the end every counter must add up exactly, and a transport swap under
@@ -47,9 +48,9 @@ class BufferPoolConcurrencyTest {
         b.idlePerClass = PER_CLASS;
         b.borrowWait = Duration.ofSeconds(60);
         b.scrubOnReturn = false; // this test is about accounting; zeroing is tested on its own
-        RecordingTransport transport = new RecordingTransport("stress");
+        FakeTransport transport = TestSupport.recordingTransport("stress");
         CountingTelemetry telemetry = new CountingTelemetry();
-        BufferPool pool = new BufferPool(b.build(), transport, () -> telemetry, new ManualClock(), new RecordingReports());
+        BufferPool pool = new BufferPool(b.build(), transport, () -> telemetry, new FakeClock(), new RecordingReports());
         PrincipalId[] principals = new PrincipalId[4];
         for (int i = 0; i < principals.length; i++) {
             principals[i] = PrincipalId.fromCanonical("principal-" + i);
@@ -115,14 +116,14 @@ class BufferPoolConcurrencyTest {
         assertEquals(s.idle(), pool.liveBufferCount());
         assertEquals(pool.createdCount(), transport.registered());
         assertEquals(pool.destroyedCount(), transport.deregistered());
-        assertEquals(s.idle(), transport.open());
+        assertEquals(s.idle(), transport.regionCount());
         assertTrue(transport.closedTwice().isEmpty());
         for (StagingStats.SizeClass c : s.classes()) {
             assertTrue(c.idle() <= PER_CLASS, "idle per class bounded: " + c);
         }
 
         assertEquals(0, pool.shutdown());
-        assertEquals(0, transport.open());
+        assertEquals(0, transport.regionCount());
         assertEquals(transport.registered(), transport.deregistered());
         assertTrue(transport.closedTwice().isEmpty());
     }
@@ -133,9 +134,9 @@ class BufferPoolConcurrencyTest {
         b.maxBufferSize = 16 * 1024;
         b.idlePerClass = 8;
         b.borrowWait = Duration.ofSeconds(30);
-        List<RecordingTransport> transports = new ArrayList<>();
-        transports.add(new RecordingTransport("swap-0"));
-        BufferPool pool = new BufferPool(b.build(), transports.get(0), CountingTelemetry::new, new ManualClock(),
+        List<FakeTransport> transports = new ArrayList<>();
+        transports.add(TestSupport.recordingTransport("swap-0"));
+        BufferPool pool = new BufferPool(b.build(), transports.get(0), CountingTelemetry::new, new FakeClock(),
                 new RecordingReports());
         AtomicBoolean stop = new AtomicBoolean();
         Queue<Throwable> errors = new ConcurrentLinkedQueue<>();
@@ -167,8 +168,8 @@ class BufferPoolConcurrencyTest {
         }
         for (int swap = 1; swap <= 40; swap++) {
             Thread.sleep(5);
-            RecordingTransport next = new RecordingTransport("swap-" + swap);
-            RecordingTransport previous = transports.get(transports.size() - 1);
+            FakeTransport next = TestSupport.recordingTransport("swap-" + swap);
+            FakeTransport previous = transports.get(transports.size() - 1);
             transports.add(next);
             pool.useTransport(next);
             pool.transportGone(previous); // the old transport's service goes: only now are its buffers retired
@@ -181,16 +182,16 @@ class BufferPoolConcurrencyTest {
         assertTrue(errors.isEmpty(), () -> "worker failed: " + errors.peek());
         assertTrue(borrows.sum() > 0);
 
-        RecordingTransport current = transports.get(transports.size() - 1);
+        FakeTransport current = transports.get(transports.size() - 1);
         int oldRegistrations = 0;
-        for (RecordingTransport old : transports.subList(0, transports.size() - 1)) {
+        for (FakeTransport old : transports.subList(0, transports.size() - 1)) {
             assertEquals(old.registered(), old.deregistered(), old.name() + ": every old registration released");
             assertTrue(old.closedTwice().isEmpty(), old.name() + ": none released twice");
             oldRegistrations += old.registered();
         }
         StagingStats s = pool.stats();
         assertEquals(0, s.borrowed());
-        assertEquals(s.idle(), current.open(), "what is left is idle and registered with the current transport");
+        assertEquals(s.idle(), current.regionCount(), "what is left is idle and registered with the current transport");
         System.out.printf("swap: %d borrows, %d registrations with %d old transports released%n",
                 borrows.sum(), oldRegistrations, transports.size() - 1);
 
@@ -198,8 +199,8 @@ class BufferPoolConcurrencyTest {
         assertEquals(current.name(), after.region().transportName());
         after.release();
         pool.shutdown();
-        for (RecordingTransport t : transports) {
-            assertEquals(0, t.open(), t.name());
+        for (FakeTransport t : transports) {
+            assertEquals(0, t.regionCount(), t.name());
             assertTrue(t.closedTwice().isEmpty(), t.name());
         }
     }

@@ -29,17 +29,18 @@ import org.objrdma.api.staging.StagingStats;
 import org.objrdma.api.staging.StagingStatus;
 import org.objrdma.api.telemetry.Counter;
 import org.objrdma.api.transport.Access;
-import org.objrdma.staging.internal.RecordingTransport.RecordedRegion;
-import org.objrdma.staging.internal.TestSupport.CountingTelemetry;
-import org.objrdma.staging.internal.TestSupport.ManualClock;
+import org.objrdma.testsupport.FakeRegion;
+import org.objrdma.testsupport.CountingTelemetry;
+import org.objrdma.testsupport.FakeClock;
 import org.objrdma.staging.internal.TestSupport.RecordingReports;
 import org.objrdma.staging.internal.TestSupport.SettingsBuilder;
+import org.objrdma.testsupport.FakeTransport;
 
 class BufferPoolTest {
 
-    private final RecordingTransport transport = new RecordingTransport("rec-1");
+    private final FakeTransport transport = TestSupport.recordingTransport("rec-1");
     private final CountingTelemetry telemetry = new CountingTelemetry();
-    private final ManualClock clock = new ManualClock();
+    private final FakeClock clock = new FakeClock();
     private final RecordingReports reports = new RecordingReports();
     private final List<BufferPool> pools = new ArrayList<>();
     /** Own threads: the common pool may have a single thread on a small machine, and these tasks block. */
@@ -587,9 +588,9 @@ class BufferPoolTest {
         StagingLease lent = p.borrow(4096, ALICE, "lent");
         p.borrow(8192, ALICE, "idle").release();
         assertEquals(2, transport.registered());
-        RecordedRegion lentRegion = (RecordedRegion) lent.region();
+        FakeRegion lentRegion = (FakeRegion) lent.region();
 
-        RecordingTransport second = new RecordingTransport("rec-2");
+        FakeTransport second = TestSupport.recordingTransport("rec-2");
         p.useTransport(second);
         assertSame(second, p.transport());
         assertEquals(0, transport.deregistered(), "the old transport is still there: its buffers stay valid");
@@ -616,9 +617,9 @@ class BufferPoolTest {
         assertTrue(lentRegion.memoryAliveAtClose, "deregistered before the memory was freed");
         assertFalse(lent.segment().scope().isAlive(), "and then freed");
         assertTrue(transport.closedTwice().isEmpty());
-        assertEquals(0, transport.open());
+        assertEquals(0, transport.regionCount());
         fresh.release();
-        assertEquals(1, second.open(), "the new transport's buffer stays idle and registered");
+        assertEquals(1, second.regionCount(), "the new transport's buffer stays idle and registered");
     }
 
     @Test
@@ -632,7 +633,7 @@ class BufferPoolTest {
         refused(StagingStatus.NO_TRANSPORT, () -> p.borrow(4096, ALICE, "named", Duration.ZERO, transport));
         assertEquals(2, p.stats().failures());
         assertEquals(0, p.ledger().bytesLent());
-        RecordingTransport next = new RecordingTransport("rec-next");
+        FakeTransport next = TestSupport.recordingTransport("rec-next");
         p.useTransport(next);
         p.borrow(4096, ALICE, "after").release();
         assertEquals(1, next.registered());
@@ -641,13 +642,13 @@ class BufferPoolTest {
     @Test
     void aBorrowNamingATransportThePoolWasNotToldOfYetRegistersThere() throws Exception {
         BufferPool p = pool();
-        RecordingTransport early = new RecordingTransport("early");
+        FakeTransport early = TestSupport.recordingTransport("early");
         StagingLease l = p.borrow(4096, ALICE, "session on early", Duration.ZERO, early);
         assertEquals("early", l.region().transportName());
         assertSame(transport, p.transport(), "the preference did not move");
         l.release();
         p.transportGone(early);
-        assertEquals(0, early.open());
+        assertEquals(0, early.regionCount());
     }
 
     @Test
@@ -688,7 +689,7 @@ class BufferPoolTest {
         StagingLease out1 = p.borrow(4096, ALICE, "session-out-1");
         StagingLease out2 = p.borrow(16384, BOB, "session-out-2");
         p.borrow(8192, ALICE, "returned").release();
-        RecordedRegion idleRegion = transport.regions().get(2);
+        FakeRegion idleRegion = transport.regions().get(2);
 
         long start = System.nanoTime();
         assertEquals(2, p.shutdown());
@@ -708,7 +709,7 @@ class BufferPoolTest {
         assertFalse(out1.region().isOpen());
         assertFalse(out1.segment().scope().isAlive(), "and frees the buffer");
         out2.release();
-        assertEquals(0, transport.open());
+        assertEquals(0, transport.regionCount());
         assertTrue(transport.closedTwice().isEmpty());
         assertEquals(0, p.liveBufferCount());
         assertEquals(0, p.ledger().bytesLent());
@@ -727,7 +728,7 @@ class BufferPoolTest {
         }, threads);
         assertEquals(0, p.shutdown());
         assertTrue(reports.unreturned.isEmpty());
-        assertEquals(0, transport.open());
+        assertEquals(0, transport.regionCount());
         assertTrue(transport.closedTwice().isEmpty());
     }
 
@@ -752,7 +753,7 @@ class BufferPoolTest {
         p.shutdown();
         assertEquals(StagingStatus.CLOSED, waiter.get(5, TimeUnit.SECONDS));
         held.release();
-        assertEquals(0, transport.open());
+        assertEquals(0, transport.regionCount());
     }
 
     private static void sleep(long ms) {

@@ -15,10 +15,11 @@ import org.junit.jupiter.api.Test;
 import org.objrdma.api.staging.StagingException;
 import org.objrdma.api.staging.StagingLease;
 import org.objrdma.api.staging.StagingStatus;
-import org.objrdma.staging.internal.TestSupport.CountingTelemetry;
-import org.objrdma.staging.internal.TestSupport.ManualClock;
+import org.objrdma.testsupport.CountingTelemetry;
+import org.objrdma.testsupport.FakeClock;
 import org.objrdma.staging.internal.TestSupport.RecordingReports;
 import org.objrdma.staging.internal.TestSupport.SettingsBuilder;
+import org.objrdma.testsupport.FakeTransport;
 
 /**
  * {@link BufferPool#borrowDedicated}: one unpooled buffer of an exact size above the largest class, charged against
@@ -26,14 +27,14 @@ import org.objrdma.staging.internal.TestSupport.SettingsBuilder;
  */
 class DedicatedLeaseTest {
 
-    private final RecordingTransport transport = new RecordingTransport("rec-d");
+    private final FakeTransport transport = TestSupport.recordingTransport("rec-d");
     private final List<BufferPool> pools = new ArrayList<>();
 
     /** Largest class 64 KiB, 1 MiB in all, 256 KiB per principal. */
     private BufferPool pool() {
         SettingsBuilder b = new SettingsBuilder();
         b.maxBytesPerPrincipal = 256 << 10;
-        BufferPool p = new BufferPool(b.build(), transport, CountingTelemetry::new, new ManualClock(),
+        BufferPool p = new BufferPool(b.build(), transport, CountingTelemetry::new, new FakeClock(),
                 new RecordingReports());
         pools.add(p);
         return p;

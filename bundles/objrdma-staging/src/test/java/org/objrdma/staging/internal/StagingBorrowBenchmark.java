@@ -49,8 +49,8 @@ public class StagingBorrowBenchmark {
 
         @Setup(Level.Trial)
         public void open() {
-            scrubbing = BufferPool.create(settings(true), new RecordingTransport("bench"), () -> Telemetry.NOOP);
-            plain = BufferPool.create(settings(false), new RecordingTransport("bench"), () -> Telemetry.NOOP);
+            scrubbing = BufferPool.create(settings(true), TestSupport.recordingTransport("bench"), () -> Telemetry.NOOP);
+            plain = BufferPool.create(settings(false), TestSupport.recordingTransport("bench"), () -> Telemetry.NOOP);
         }
 
         private static StagingSettings settings(boolean scrub) {

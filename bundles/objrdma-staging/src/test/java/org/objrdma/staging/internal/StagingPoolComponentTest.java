@@ -11,7 +11,8 @@ import org.objrdma.api.staging.StagingException;
 import org.objrdma.api.staging.StagingLease;
 import org.objrdma.api.staging.StagingStatus;
 import org.objrdma.api.telemetry.Counter;
-import org.objrdma.staging.internal.TestSupport.CountingTelemetry;
+import org.objrdma.testsupport.CountingTelemetry;
+import org.objrdma.testsupport.FakeTransport;
 
 /** The DS component driven the way SCR drives it: bind, activate, rebind, unbind, deactivate. */
 class StagingPoolComponentTest {
@@ -21,7 +22,7 @@ class StagingPoolComponentTest {
     @Test
     void aBadConfigurationFailsActivationNamingTheProperty() {
         StagingPoolComponent c = new StagingPoolComponent();
-        c.bindTransport(new RecordingTransport("t"));
+        c.bindTransport(TestSupport.recordingTransport("t"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> c.activate(TestSupport.config(Map.of("max_total_bytes", 0L))));
         assertTrue(e.getMessage().contains("max.total.bytes"), e.getMessage());
@@ -32,8 +33,8 @@ class StagingPoolComponentTest {
     @Test
     void aGreedyRebindMovesNewBorrowsToTheNewTransport() throws Exception {
         StagingPoolComponent c = new StagingPoolComponent();
-        RecordingTransport first = new RecordingTransport("first");
-        RecordingTransport second = new RecordingTransport("second");
+        FakeTransport first = TestSupport.recordingTransport("first");
+        FakeTransport second = TestSupport.recordingTransport("second");
         CountingTelemetry telemetry = new CountingTelemetry();
         c.bindTelemetry(telemetry);
         c.bindTransport(first);
@@ -55,7 +56,7 @@ class StagingPoolComponentTest {
         assertEquals(1, first.deregistered(), "the idle buffer of the first transport went at once");
         onFirst.release();
         assertEquals(2, first.deregistered());
-        assertEquals(0, first.open());
+        assertEquals(0, first.regionCount());
 
         // the last transport goes: a borrow racing with deactivation gets NO_TRANSPORT
         c.unbindTransport(second);
@@ -67,7 +68,7 @@ class StagingPoolComponentTest {
         assertEquals(3, telemetry.value(Counter.STAGING_RETURNS));
         c.unbindTelemetry(telemetry);
         c.deactivate();
-        assertEquals(0, second.open());
+        assertEquals(0, second.regionCount());
         StagingException closed = assertThrows(StagingException.class, () -> c.borrow(4096, ALICE, "s5"));
         assertEquals(StagingStatus.CLOSED, closed.status());
         assertEquals(3, c.stats().borrows());
@@ -76,8 +77,8 @@ class StagingPoolComponentTest {
     @Test
     void anUnbindOfAnOlderServiceAfterARebindChangesNothing() throws Exception {
         StagingPoolComponent c = new StagingPoolComponent();
-        RecordingTransport first = new RecordingTransport("first");
-        RecordingTransport second = new RecordingTransport("second");
+        FakeTransport first = TestSupport.recordingTransport("first");
+        FakeTransport second = TestSupport.recordingTransport("second");
         c.bindTransport(first);
         c.activate(TestSupport.config(SMALL));
         c.bindTransport(second);

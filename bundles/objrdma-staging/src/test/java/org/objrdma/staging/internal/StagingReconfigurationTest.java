@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.objrdma.api.staging.StagingException;
 import org.objrdma.api.staging.StagingLease;
 import org.objrdma.api.staging.StagingStatus;
+import org.objrdma.testsupport.FakeTransport;
 
 /**
  * {@code @Modified} of the staging pool driven as SCR drives it: limits and the other settings change live in
@@ -31,7 +32,7 @@ class StagingReconfigurationTest {
     private static final Map<String, Object> TIGHT = Map.of("max_buffer_size", KIB64, "max_bytes_per_principal", KIB64,
             "max_total_bytes", 4 * KIB64, "borrow_wait", 0L, "shutdown_timeout", 100L);
 
-    private final RecordingTransport transport = new RecordingTransport("t");
+    private final FakeTransport transport = TestSupport.recordingTransport("t");
     private final StagingPoolComponent pool = new StagingPoolComponent();
 
     @AfterEach
@@ -116,11 +117,11 @@ class StagingReconfigurationTest {
         activate(TIGHT);
         StagingLease old = pool.borrow(KIB64, ALICE, "old");
         pool.borrow(4096, BOB, "idle after this").release();
-        assertEquals(2, transport.open());
+        assertEquals(2, transport.regionCount());
 
         modify(TIGHT, "max_buffer_size", 2 * KIB64, "max_bytes_per_principal", 2 * KIB64);
         assertEquals(2 * KIB64, pool.maxBufferSize(), "the new classes serve at once");
-        assertEquals(1, transport.open(), "of the old pool only the lent buffer is left: its idle one went at once");
+        assertEquals(1, transport.regionCount(), "of the old pool only the lent buffer is left: its idle one went at once");
         StagingLease big = pool.borrow(100_000, BOB, "new");
         assertEquals(2 * KIB64, big.region().length());
         assertEquals(1, pool.stats().borrows(), "the pool is new: one borrow so far");

@@ -1,20 +1,12 @@
 package org.objrdma.staging.internal;
 
-import java.lang.reflect.Proxy;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.InstantSource;
-import java.util.Collections;
-import java.util.EnumMap;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.atomic.LongAdder;
 import org.objrdma.api.PrincipalId;
-import org.objrdma.api.telemetry.Counter;
-import org.objrdma.api.telemetry.Telemetry;
+import org.objrdma.testsupport.Configs;
+import org.objrdma.testsupport.FakeTransport;
 
 /** Small test doubles shared by the staging tests: a settable clock, recorded reports, counting telemetry. */
 final class TestSupport {
@@ -23,20 +15,6 @@ final class TestSupport {
     static final PrincipalId BOB = PrincipalId.fromCanonical("bob");
 
     private TestSupport() {
-    }
-
-    /** A clock the test moves by hand. */
-    static final class ManualClock implements InstantSource {
-        private final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2026-01-01T00:00:00Z"));
-
-        @Override
-        public Instant instant() {
-            return now.get();
-        }
-
-        void advance(Duration d) {
-            now.updateAndGet(i -> i.plus(d));
-        }
     }
 
     /** Keeps every report and also logs it, so the log format is exercised too. */
@@ -62,34 +40,6 @@ final class TestSupport {
         public void unreturnedAtShutdown(PooledLease lease) {
             unreturned.add(lease);
             log.unreturnedAtShutdown(lease);
-        }
-    }
-
-    /** Counts like the real telemetry service does (one adder per counter). */
-    static final class CountingTelemetry implements Telemetry {
-        private final Map<Counter, LongAdder> adders = new EnumMap<>(Counter.class);
-
-        CountingTelemetry() {
-            for (Counter c : Counter.values()) {
-                adders.put(c, new LongAdder());
-            }
-        }
-
-        @Override
-        public void add(Counter counter, long delta) {
-            adders.get(counter).add(delta);
-        }
-
-        @Override
-        public long value(Counter counter) {
-            return adders.get(counter).sum();
-        }
-
-        @Override
-        public Map<Counter, Long> snapshot() {
-            Map<Counter, Long> m = new EnumMap<>(Counter.class);
-            adders.forEach((c, a) -> m.put(c, a.sum()));
-            return Collections.unmodifiableMap(m);
         }
     }
 
@@ -124,23 +74,15 @@ final class TestSupport {
      * defaults, with {@code overrides} keyed by method name.
      */
     static StagingPoolConfig config(Map<String, Object> overrides) {
-        Map<String, Object> values = new HashMap<>(overrides);
-        return (StagingPoolConfig) Proxy.newProxyInstance(StagingPoolConfig.class.getClassLoader(),
-                new Class<?>[] {StagingPoolConfig.class}, (proxy, method, args) -> {
-                    if (values.containsKey(method.getName())) {
-                        return values.get(method.getName());
-                    }
-                    if (method.getDefaultValue() != null) {
-                        return method.getDefaultValue();
-                    }
-                    return switch (method.getName()) {
-                        case "annotationType" -> StagingPoolConfig.class;
-                        case "toString" -> "StagingPoolConfig" + values;
-                        case "hashCode" -> values.hashCode();
-                        case "equals" -> proxy == args[0];
-                        default -> throw new UnsupportedOperationException(method.toString());
-                    };
-                });
+        return Configs.of(StagingPoolConfig.class, overrides);
+    }
+
+    /**
+     * The unit tests' transport: registering only records the region (keys from 1), so tests count every
+     * registration and every deregistration per region. Channels are not offered (UNAVAILABLE).
+     */
+    static FakeTransport recordingTransport(String name) {
+        return FakeTransport.builder(name).channels(FakeTransport.ChannelMode.NONE).firstKey(1).build();
     }
 
 }

@@ -6,8 +6,8 @@ import java.util.Map;
 import org.objrdma.api.transport.Transport;
 import org.objrdma.verbs.VerbsDevice;
 import org.objrdma.verbs.VerbsRuntime;
-import org.objrdma.verbs.testsupport.Annotations;
-import org.objrdma.verbs.testsupport.FakeBundleContext;
+import org.objrdma.testsupport.Configs;
+import org.objrdma.testsupport.FakeBundleContext;
 import org.objrdma.verbs.testsupport.SoftVerbs;
 
 /**
@@ -25,7 +25,7 @@ public final class ComponentFixture implements AutoCloseable {
     /** Activates with {@code config} (keys are the annotation's method names, e.g. {@code library_path}). */
     public static ComponentFixture activate(Map<String, Object> config) {
         ComponentFixture f = new ComponentFixture();
-        f.component.activate(f.bundle.context, Annotations.of(VerbsConfig.class, config));
+        f.component.activate(f.bundle.context, Configs.of(VerbsConfig.class, config));
         f.active = true;
         return f;
     }
@@ -40,7 +40,7 @@ public final class ComponentFixture implements AutoCloseable {
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(e);
         }
-        f.component.activate(f.bundle.context, Annotations.of(VerbsConfig.class, Map.of("library_path", SoftVerbs.library())));
+        f.component.activate(f.bundle.context, Configs.of(VerbsConfig.class, Map.of("library_path", SoftVerbs.library())));
         f.active = true;
         return f;
     }

@@ -8,7 +8,7 @@ import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.objrdma.api.transport.Transport;
-import org.objrdma.verbs.testsupport.Annotations;
+import org.objrdma.testsupport.Configs;
 import org.objrdma.verbs.testsupport.SoftVerbs;
 
 /**
@@ -20,7 +20,7 @@ class VerbsComponentModifiedTest {
     private static VerbsConfig config(Map<String, Object> extra) {
         Map<String, Object> m = new HashMap<>(extra);
         m.putIfAbsent("library_path", SoftVerbs.library());
-        return Annotations.of(VerbsConfig.class, m);
+        return Configs.of(VerbsConfig.class, m);
     }
 
     @Test

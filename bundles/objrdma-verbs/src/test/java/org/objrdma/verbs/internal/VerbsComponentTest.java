@@ -24,7 +24,7 @@ import org.objrdma.verbs.LinkLayer;
 import org.objrdma.verbs.PortState;
 import org.objrdma.verbs.VerbsDevice;
 import org.objrdma.verbs.VerbsRuntime;
-import org.objrdma.verbs.testsupport.FakeBundleContext;
+import org.objrdma.testsupport.FakeBundleContext;
 import org.objrdma.verbs.testsupport.SoftVerbs;
 import org.osgi.framework.Constants;
 

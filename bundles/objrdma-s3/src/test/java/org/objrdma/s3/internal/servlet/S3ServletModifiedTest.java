@@ -9,19 +9,14 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.objrdma.api.store.ObjectStore;
 import org.objrdma.s3.S3Gateway;
+import org.objrdma.testsupport.Configs;
 
 /** A configuration change of PID org.objrdma.s3: a good one applies to the next request, a bad one changes nothing. */
 class S3ServletModifiedTest {
 
     /** The metatype defaults, but for {@code overrides} (method name → value). */
     static S3GatewayConfig config(Map<String, Object> overrides) {
-        return (S3GatewayConfig) Proxy.newProxyInstance(S3GatewayConfig.class.getClassLoader(),
-                new Class<?>[] {S3GatewayConfig.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("annotationType")) {
-                        return S3GatewayConfig.class;
-                    }
-                    return overrides.getOrDefault(method.getName(), method.getDefaultValue());
-                });
+        return Configs.of(S3GatewayConfig.class, overrides);
     }
 
     /** A fake store: the gateway only asks its name until a request comes. */

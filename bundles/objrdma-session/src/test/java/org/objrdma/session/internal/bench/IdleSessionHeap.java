@@ -8,6 +8,7 @@ import org.objrdma.session.internal.MonotonicClock;
 import org.objrdma.session.internal.RandomSource;
 import org.objrdma.session.internal.SessionCore;
 import org.objrdma.session.internal.SessionSettings;
+import org.objrdma.testsupport.FakeTransport;
 
 /**
  * Heap bytes one idle prepared session costs with 100 000 live, measured as the difference of used heap
@@ -24,7 +25,8 @@ public final class IdleSessionHeap {
     }
 
     public static void main(String[] args) throws Exception {
-        InertTransport transport = new InertTransport();
+        FakeTransport transport = FakeTransport.builder("inert").channels(FakeTransport.ChannelMode.INERT)
+                .recording(false).checkArguments(false).build();
         PrincipalId principal = PrincipalId.fromCanonical("heap:secret");
         String target = "/bucket/object-key";
 

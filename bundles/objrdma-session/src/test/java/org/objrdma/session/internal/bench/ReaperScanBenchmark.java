@@ -21,6 +21,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.objrdma.testsupport.FakeTransport;
 
 /**
  * What one reaper pass costs with 100 000 idle sessions (none due), against the reference of visiting
@@ -47,7 +48,8 @@ public class ReaperScanBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        InertTransport transport = new InertTransport();
+        FakeTransport transport = FakeTransport.builder("inert").channels(FakeTransport.ChannelMode.INERT)
+                .recording(false).checkArguments(false).build();
         pool = new SlabStagingPool(transport, SESSIONS, 64);
         core = new SessionCore(SessionSettings.builder().allowAddresses("127.0.0.0/8, ::1").controlPlaneOnly(true).maxSessions(SESSIONS).maxUserSessions(SESSIONS)
                 .maxQps(SESSIONS).maxUserQps(SESSIONS).prepTimeoutMs(SessionSettings.MAX_TIMEOUT_MS).build(),

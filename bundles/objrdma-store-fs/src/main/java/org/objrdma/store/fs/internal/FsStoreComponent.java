@@ -6,6 +6,7 @@ import java.util.Dictionary;
 import java.util.Hashtable;
 import java.util.Map;
 import org.objrdma.api.store.ObjectStore;
+import org.objrdma.wire.UserCredentials;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.Constants;
 import org.osgi.framework.ServiceRegistration;
@@ -54,7 +55,7 @@ public final class FsStoreComponent {
         // throws IllegalArgumentException naming the bad property: DS records the failed activation
         FsStoreSettings configured = FsStoreSettings.from(properties, context.getProperty("karaf.data"));
         if (configured.credentials().isEmpty()) {
-            Credentials generated = Credentials.generate(new SecureRandom());
+            UserCredentials generated = UserCredentials.generate(new SecureRandom());
             configured = new FsStoreSettings(configured.root(), configured.maxObjectSize(), configured.fsync(), generated);
             storeGenerated(generated);
         }
@@ -76,7 +77,7 @@ public final class FsStoreComponent {
             FsStoreSettings previous = settings;
             if (next.credentials().isEmpty()) {
                 // every credential removed: as at activation, one is generated (the old ones must stop working)
-                Credentials generated = Credentials.generate(new SecureRandom());
+                UserCredentials generated = UserCredentials.generate(new SecureRandom());
                 next = new FsStoreSettings(next.root(), next.maxObjectSize(), next.fsync(), generated);
                 storeGenerated(generated);
             }
@@ -146,7 +147,7 @@ public final class FsStoreComponent {
         engine.close();
     }
 
-    private void storeGenerated(Credentials generated) {
+    private void storeGenerated(UserCredentials generated) {
         Map.Entry<String, String> user = generated.asMap().entrySet().iterator().next();
         // never the secret: logs are copied, shipped and read by people who hold no S3 credential
         LOG.info("No credentials configured for {}: generated access key id {}; its secret is stored as 'credentials' "

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
 import org.objrdma.api.store.StoreLimits;
+import org.objrdma.wire.UserCredentials;
 
 /**
  * The checked configuration of the file store. Values come as Config Admin gives them (typed, or strings
@@ -16,7 +17,7 @@ import org.objrdma.api.store.StoreLimits;
  * @param fsync         whether writes are forced to disk before they return
  * @param credentials   the users (possibly none: the component then generates one)
  */
-record FsStoreSettings(Path root, long maxObjectSize, boolean fsync, Credentials credentials) {
+record FsStoreSettings(Path root, long maxObjectSize, boolean fsync, UserCredentials credentials) {
     static final String ROOT = "root";
     static final String MAX_OBJECT_SIZE = "max.object.size";
     static final String FSYNC = "fsync";
@@ -82,9 +83,9 @@ record FsStoreSettings(Path root, long maxObjectSize, boolean fsync, Credentials
         };
     }
 
-    private static Credentials credentials(Object value) {
+    private static UserCredentials credentials(Object value) {
         try {
-            return Credentials.parse(value == null ? "" : value.toString());
+            return UserCredentials.parse(value == null ? "" : value.toString());
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException(CREDENTIALS + ": " + e.getMessage(), e);
         }

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Set;
 import org.objrdma.api.store.ChecksumAlgorithm;
 import org.objrdma.api.store.CompletedPart;
+import org.objrdma.api.store.CompletionRecords;
 import org.objrdma.api.store.Digests;
 import org.objrdma.api.store.ListUploadsRequest;
 import org.objrdma.api.store.ObjectAttributes;

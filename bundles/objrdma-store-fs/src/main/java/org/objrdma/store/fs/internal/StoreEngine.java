@@ -12,12 +12,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.objrdma.api.store.BucketInfo;
+import org.objrdma.api.store.ChecksumAlgorithm;
 import org.objrdma.api.store.CommitVerifier;
 import org.objrdma.api.store.CompletedPart;
 import org.objrdma.api.store.Conditions;
 import org.objrdma.api.store.DeleteResult;
 import org.objrdma.api.store.Digests;
-import org.objrdma.api.store.ChecksumAlgorithm;
 import org.objrdma.api.store.ListPage;
 import org.objrdma.api.store.ListRequest;
 import org.objrdma.api.store.ListUploadsRequest;
@@ -29,14 +29,15 @@ import org.objrdma.api.store.PartInfo;
 import org.objrdma.api.store.PartsPage;
 import org.objrdma.api.store.PutOptions;
 import org.objrdma.api.store.PutResult;
-import org.objrdma.api.store.WriteCondition;
 import org.objrdma.api.store.StoreAction;
 import org.objrdma.api.store.StoreError;
 import org.objrdma.api.store.StoreException;
 import org.objrdma.api.store.StoreLimits;
 import org.objrdma.api.store.UploadInfo;
 import org.objrdma.api.store.UploadsPage;
+import org.objrdma.api.store.WriteCondition;
 import org.objrdma.store.fs.EmbeddedStore;
+import org.objrdma.wire.UserCredentials;
 
 /**
  * The S3 rules of the embedded stores over a {@link Backend}: names and limits, bucket ownership, the
@@ -46,7 +47,7 @@ import org.objrdma.store.fs.EmbeddedStore;
 public final class StoreEngine implements EmbeddedStore {
     private final String name;
     private final Backend backend;
-    private final Credentials credentials;
+    private final UserCredentials credentials;
     private final Clock clock;
     private final long maxObjectSize;
     private final Map<String, BucketState> buckets = new ConcurrentHashMap<>();
@@ -54,7 +55,7 @@ public final class StoreEngine implements EmbeddedStore {
     private final MultipartUploads multipart;
     private volatile boolean closed;
 
-    StoreEngine(String name, Backend backend, Credentials credentials, Clock clock, long maxObjectSize,
+    StoreEngine(String name, Backend backend, UserCredentials credentials, Clock clock, long maxObjectSize,
             long minPartSize) throws IOException {
         this.name = name;
         this.backend = backend;
@@ -79,7 +80,7 @@ public final class StoreEngine implements EmbeddedStore {
     /** The heap variant; {@code minPartSize} below S3's 5 MiB only for tests that must stay small. */
     public static StoreEngine inMemory(Map<String, String> credentials, long maxObjectSize, long minPartSize) {
         try {
-            return new StoreEngine("memory", new MemoryBackend(), Credentials.of(credentials), Clock.systemUTC(),
+            return new StoreEngine("memory", new MemoryBackend(), UserCredentials.of(credentials), Clock.systemUTC(),
                     Math.min(maxObjectSize, MemoryBackend.MAX_BLOB), minPartSize);
         } catch (IOException impossible) {
             throw new UncheckedIOException(impossible);
@@ -91,7 +92,7 @@ public final class StoreEngine implements EmbeddedStore {
             long minPartSize) throws IOException {
         FsBackend backend = new FsBackend(root, fsync);
         try {
-            return new StoreEngine("fs:" + backend.root(), backend, Credentials.of(credentials), Clock.systemUTC(),
+            return new StoreEngine("fs:" + backend.root(), backend, UserCredentials.of(credentials), Clock.systemUTC(),
                     maxObjectSize, minPartSize);
         } catch (IOException | RuntimeException e) {
             backend.close();

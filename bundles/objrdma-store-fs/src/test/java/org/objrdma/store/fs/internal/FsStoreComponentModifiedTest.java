@@ -6,17 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.reflect.Proxy;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.osgi.framework.BundleContext;
-import org.osgi.framework.ServiceRegistration;
+import org.objrdma.testsupport.FakeBundleContext;
 
 /**
  * A configuration change of PID org.objrdma.store.fs on a real store in a temporary directory, with a fake
@@ -30,25 +27,10 @@ class FsStoreComponentModifiedTest {
     Path dir;
 
     /** Registrations made through the fake context, and whether each was unregistered. */
-    private final List<boolean[]> registrations = new ArrayList<>();
+    private final FakeBundleContext bundle = new FakeBundleContext();
 
     private BundleContext context() {
-        return (BundleContext) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {BundleContext.class},
-                (proxy, method, args) -> switch (method.getName()) {
-                    case "getProperty" -> dir.toString();
-                    case "registerService" -> {
-                        boolean[] unregistered = {false};
-                        registrations.add(unregistered);
-                        yield Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {ServiceRegistration.class},
-                                (p, m, a) -> {
-                                    if (m.getName().equals("unregister")) {
-                                        unregistered[0] = true;
-                                    }
-                                    return null;
-                                });
-                    }
-                    default -> throw new UnsupportedOperationException(method.getName());
-                });
+        return bundle.property("karaf.data", dir.toString()).context;
     }
 
     private Map<String, Object> config(String... keyValues) {
@@ -65,26 +47,26 @@ class FsStoreComponentModifiedTest {
     void badValuesAndSameValuesChangeNothingAValidChangeRestarts() throws Exception {
         FsStoreComponent component = new FsStoreComponent(null, context(), config());
         StoreEngine first = component.engine();
-        assertEquals(1, registrations.size());
+        assertEquals(1, bundle.all().size());
 
         for (String[] bad : new String[][] {{"max.object.size", "lots"}, {"fsync", "maybe"}, {"root", "relative/dir"},
                 {"credentials", "x:y"}}) {
             component.modified(config(bad));
             assertSame(first, component.engine(), String.join("=", bad));
-            assertEquals(1, registrations.size());
-            assertFalse(registrations.get(0)[0], "the running store was not unregistered");
+            assertEquals(1, bundle.all().size());
+            assertFalse(bundle.all().get(0).isUnregistered(), "the running store was not unregistered");
         }
         component.modified(config());
         assertSame(first, component.engine(), "the same values restart nothing");
 
         component.modified(config("fsync", "false", "max.object.size", "1048576"));
         assertNotSame(first, component.engine());
-        assertTrue(registrations.get(0)[0], "the old registration went first");
-        assertEquals(2, registrations.size());
+        assertTrue(bundle.all().get(0).isUnregistered(), "the old registration went first");
+        assertEquals(2, bundle.all().size());
         assertFalse(component.settings().fsync());
         assertEquals(1048576, component.settings().maxObjectSize());
         component.deactivate();
-        assertTrue(registrations.get(1)[0]);
+        assertTrue(bundle.all().get(1).isUnregistered());
     }
 
     @Test
@@ -93,9 +75,9 @@ class FsStoreComponentModifiedTest {
         Path file = Files.writeString(dir.resolve("a-file"), "not a directory");
         component.modified(config("root", file.resolve("store").toString()));
         assertEquals(dir.resolve("store"), component.settings().root());
-        assertEquals(2, registrations.size(), "closed, failed on the new root, opened again on the previous one");
-        assertTrue(registrations.get(0)[0]);
-        assertFalse(registrations.get(1)[0]);
+        assertEquals(2, bundle.all().size(), "closed, failed on the new root, opened again on the previous one");
+        assertTrue(bundle.all().get(0).isUnregistered());
+        assertFalse(bundle.all().get(1).isUnregistered());
         component.engine().createBucket("MODIFIEDKEY", "still-works");
         component.deactivate();
     }

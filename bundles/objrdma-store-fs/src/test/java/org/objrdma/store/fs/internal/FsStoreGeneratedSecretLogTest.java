@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.objrdma.wire.UserCredentials;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.cm.Configuration;
@@ -80,7 +81,7 @@ class FsStoreGeneratedSecretLogTest {
         String log = captured.toString(StandardCharsets.UTF_8);
         assertEquals(2, stored.size(), "one credential stored at activation, one after the change");
         for (String spec : stored) {
-            Credentials credentials = Credentials.parse(spec);
+            UserCredentials credentials = UserCredentials.parse(spec);
             Map.Entry<String, String> user = credentials.asMap().entrySet().iterator().next();
             assertTrue(log.contains("generated access key id " + user.getKey()), "the log names the key id: " + log);
             assertFalse(log.contains(user.getValue()), "the secret was logged: " + log);

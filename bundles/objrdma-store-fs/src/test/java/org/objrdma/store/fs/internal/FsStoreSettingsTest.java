@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.objrdma.api.store.StoreLimits;
+import org.objrdma.wire.UserCredentials;
 
 class FsStoreSettingsTest {
     private static String failure(Map<String, ?> props, String karafData) {
@@ -56,8 +57,8 @@ class FsStoreSettingsTest {
 
     @Test
     void generatedCredentialsParseBack() {
-        Credentials generated = Credentials.generate(new SecureRandom());
-        Credentials parsed = Credentials.parse(generated.toSpec());
+        UserCredentials generated = UserCredentials.generate(new SecureRandom());
+        UserCredentials parsed = UserCredentials.parse(generated.toSpec());
         assertEquals(generated.asMap(), parsed.asMap());
         String key = generated.asMap().keySet().iterator().next();
         assertEquals(20, key.length());

@@ -7,6 +7,7 @@ import org.objrdma.api.store.ChecksumAlgorithm;
 import org.objrdma.api.store.Digests;
 import org.objrdma.api.store.StoreError;
 import org.objrdma.api.store.StoreException;
+import org.objrdma.wire.SegmentStreams;
 
 /**
  * Reads a request body to its end of stream into a {@link Spool}, digesting as it goes, and enforces the

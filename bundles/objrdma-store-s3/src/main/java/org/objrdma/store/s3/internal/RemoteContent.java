@@ -6,9 +6,10 @@ import java.lang.foreign.MemorySegment;
 import org.objrdma.api.store.ObjectContent;
 import org.objrdma.api.store.ObjectInfo;
 import org.objrdma.api.store.PartRange;
-import org.objrdma.api.store.StoreLimits;
 import org.objrdma.api.store.StoreError;
 import org.objrdma.api.store.StoreException;
+import org.objrdma.api.store.StoreLimits;
+import org.objrdma.wire.SegmentStreams;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.GetObjectRequest;
@@ -93,7 +94,7 @@ final class RemoteContent implements ObjectContent {
             return 0;
         }
         try (InputStream in = get(offset, length)) {
-            long n = SegmentStreams.fill(in, destination.asSlice(0, length));
+            long n = SegmentStreams.fillUpTo(in, destination.asSlice(0, length));
             if (n != length) {
                 throw new StoreException(StoreError.INTERNAL_ERROR,
                         "the remote store sent " + n + " of " + length + " bytes of " + info.key());

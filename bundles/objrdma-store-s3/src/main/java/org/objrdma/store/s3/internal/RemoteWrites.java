@@ -16,6 +16,7 @@ import org.objrdma.api.store.PutResult;
 import org.objrdma.api.store.StoreError;
 import org.objrdma.api.store.StoreException;
 import org.objrdma.api.store.StoreLimits;
+import org.objrdma.wire.SegmentStreams;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;

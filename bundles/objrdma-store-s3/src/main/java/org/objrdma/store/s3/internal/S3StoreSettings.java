@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.objrdma.api.store.StoreException;
 import org.objrdma.api.store.StoreLimits;
+import org.objrdma.wire.UserCredentials;
 
 /**
  * The checked configuration of PID {@code org.objrdma.store.s3}. Every bad value is refused with an
@@ -68,9 +69,21 @@ record S3StoreSettings(List<URI> endpoints, String region, boolean pathStyle, St
                 number(p, "multipart.threshold", 64L << 20, StoreLimits.MIN_PART_SIZE, MAX_PART),
                 number(p, "multipart.part.size", 16L << 20, StoreLimits.MIN_PART_SIZE, MAX_PART),
                 string(p, "bucket.prefix", ""), string(p, "system.bucket", "objrdma-system"),
-                UserCredentials.parse(string(p, "credentials", "")),
+                users(string(p, "credentials", "")),
                 (int) number(p, "failover.cooldown.ms", 30_000, 0, 3_600_000),
                 statuses(string(p, "failover.statuses", "502,503,504")));
+    }
+
+    /** The gateway's users: the rules of {@link UserCredentials#parse}, and at least one. */
+    private static UserCredentials users(String spec) {
+        if (spec.isBlank()) {
+            throw new IllegalArgumentException("credentials: at least one ACCESSKEY:SECRET is required");
+        }
+        try {
+            return UserCredentials.parse(spec);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("credentials: " + e.getMessage());
+        }
     }
 
     /** The first endpoint: the one the adapter prefers while it answers. */

@@ -6,17 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.reflect.Proxy;
 import java.net.ServerSocket;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.osgi.framework.BundleContext;
-import org.osgi.framework.ServiceRegistration;
+import org.objrdma.testsupport.FakeBundleContext;
 
 /**
  * A configuration change of PID org.objrdma.store.s3 against a real remote (s3proxy on loopback), with a
@@ -28,24 +25,10 @@ class S3StoreComponentModifiedTest {
     @TempDir
     Path dir;
 
-    private final List<boolean[]> registrations = new ArrayList<>();
+    private final FakeBundleContext bundle = new FakeBundleContext();
 
     private BundleContext context() {
-        return (BundleContext) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {BundleContext.class},
-                (proxy, method, args) -> {
-                    if (!method.getName().equals("registerService")) {
-                        throw new UnsupportedOperationException(method.getName());
-                    }
-                    boolean[] gone = {false};
-                    registrations.add(gone);
-                    return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {ServiceRegistration.class},
-                            (p, m, a) -> {
-                                if (m.getName().equals("unregister")) {
-                                    gone[0] = true;
-                                }
-                                return null;
-                            });
-                });
+        return bundle.context;
     }
 
     @Test
@@ -73,8 +56,8 @@ class S3StoreComponentModifiedTest {
             unreachable.put("connect.timeout.ms", "500");
             component.modified(unreachable);
             assertSame(first, component.store());
-            assertEquals(1, registrations.size());
-            assertFalse(registrations.get(0)[0], "the running adapter kept its registration");
+            assertEquals(1, bundle.all().size());
+            assertFalse(bundle.all().get(0).isUnregistered(), "the running adapter kept its registration");
             assertEquals("kept", first.listBuckets("MODKEYID").get(0).name());
 
             component.modified(new HashMap<>(config));
@@ -84,11 +67,11 @@ class S3StoreComponentModifiedTest {
             more.put("max.connections", "8");
             component.modified(more);
             assertNotSame(first, component.store());
-            assertEquals(2, registrations.size());
-            assertTrue(registrations.get(0)[0]);
+            assertEquals(2, bundle.all().size());
+            assertTrue(bundle.all().get(0).isUnregistered());
             assertEquals("kept", component.store().listBuckets("MODKEYID").get(0).name());
             component.deactivate();
-            assertTrue(registrations.get(1)[0]);
+            assertTrue(bundle.all().get(1).isUnregistered());
         }
     }
 

@@ -16,7 +16,7 @@ import org.objrdma.api.transport.Transport;
 import org.objrdma.api.transport.WcStatus;
 import org.objrdma.api.transport.WorkRequest;
 import org.objrdma.verbs.internal.ComponentFixture;
-import org.objrdma.verbs.testsupport.CountingTelemetry;
+import org.objrdma.testsupport.CountingTelemetry;
 
 /** What the transport counts, through a real transport on the software device. */
 class TransportTelemetryTest {

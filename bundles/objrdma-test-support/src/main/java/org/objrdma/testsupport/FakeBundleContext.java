@@ -1,4 +1,4 @@
-package org.objrdma.verbs.testsupport;
+package org.objrdma.testsupport;
 
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
@@ -10,12 +10,14 @@ import java.util.Enumeration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
 
 /**
- * A BundleContext that only records {@code registerService} calls and their unregistration: enough to drive
- * a component's activate/deactivate in a unit test. The real framework runs in the Pax Exam test.
+ * A BundleContext that records {@code registerService} calls and their unregistration (a second unregister throws,
+ * as the framework's does) and answers {@code getProperty} from what the test set: enough to drive a component's
+ * activate / modified / deactivate in a unit test. The real framework runs in the Pax Exam tests.
  */
 public final class FakeBundleContext {
 
@@ -38,6 +40,7 @@ public final class FakeBundleContext {
     }
 
     private final List<Registered> registered = Collections.synchronizedList(new ArrayList<>());
+    private final Map<String, String> properties = new ConcurrentHashMap<>();
 
     public final BundleContext context = (BundleContext) Proxy.newProxyInstance(getClass().getClassLoader(),
             new Class<?>[] {BundleContext.class}, this::invoke);
@@ -85,10 +88,26 @@ public final class FakeBundleContext {
             return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {ServiceRegistration.class},
                     regHandler);
         }
+        if (method.getName().equals("getProperty") && args.length == 1) {
+            return properties.get((String) args[0]);
+        }
         if (method.getName().equals("toString")) {
             return "FakeBundleContext";
         }
         throw new UnsupportedOperationException("FakeBundleContext does not implement " + method.getName());
+    }
+
+    /** What {@code getProperty(key)} answers from now on (a framework property such as {@code karaf.data}). */
+    public FakeBundleContext property(String key, String value) {
+        properties.put(key, value);
+        return this;
+    }
+
+    /** Every registration made, in order, unregistered ones too. */
+    public List<Registered> all() {
+        synchronized (registered) {
+            return List.copyOf(registered);
+        }
     }
 
     /** Registrations still in place, of {@code type}. */
