@@ -1,6 +1,7 @@
 package org.objrdma.transport.common;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -33,7 +34,7 @@ public final class Closer {
      * interrupt flag again.
      */
     public static void closeAll(AutoCloseable... resources) {
-        rethrow(collect(resources == null ? List.of() : List.of(nullFree(resources))));
+        rethrow(collect(resources == null ? null : Arrays.asList(resources)));
     }
 
     /** {@link #closeAll(AutoCloseable...)} over a collection, in its iteration order. */
@@ -46,7 +47,7 @@ public final class Closer {
      * first failure (later ones suppressed), once.
      */
     public static void closeAllQuietly(Consumer<? super Throwable> onFailure, AutoCloseable... resources) {
-        Throwable failure = collect(resources == null ? List.of() : List.of(nullFree(resources)));
+        Throwable failure = collect(resources == null ? null : Arrays.asList(resources));
         if (failure != null) {
             onFailure.accept(failure);
         }
@@ -77,19 +78,6 @@ public final class Closer {
         return copy;
     }
 
-    private static AutoCloseable[] nullFree(AutoCloseable[] resources) {
-        // List.of refuses nulls: skipped entries become no-ops here and are skipped below
-        AutoCloseable[] copy = resources.clone();
-        for (int i = 0; i < copy.length; i++) {
-            if (copy[i] == null) {
-                copy[i] = NOTHING;
-            }
-        }
-        return copy;
-    }
-
-    private static final AutoCloseable NOTHING = () -> { };
-
     private static Throwable collect(Iterable<? extends AutoCloseable> resources) {
         FailureCollector failures = new FailureCollector();
         if (resources == null) {
@@ -97,7 +85,7 @@ public final class Closer {
         }
         Set<AutoCloseable> closed = Collections.newSetFromMap(new IdentityHashMap<>());
         for (AutoCloseable r : resources) {
-            if (r == null || r == NOTHING || !closed.add(r)) {
+            if (r == null || !closed.add(r)) {
                 continue;
             }
             try {

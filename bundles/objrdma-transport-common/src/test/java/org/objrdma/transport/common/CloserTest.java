@@ -73,6 +73,22 @@ class CloserTest {
         assertEquals(List.of("a", "b"), closed);
     }
 
+    /** An array of a narrower type (MemoryRegion[] with the slots a failed registration left null) is fine. */
+    @Test
+    void aNarrowerArrayWithNullsIsClosedWhole() {
+        NamedResource[] regions = {new NamedResource("r0", closed), null, new NamedResource("r2", closed), null};
+        Closer.closeAll(regions);
+        Closer.closeAllQuietly(t -> closed.add("failure " + t), regions);
+        assertEquals(List.of("r0", "r2", "r0", "r2"), closed);
+    }
+
+    private record NamedResource(String name, List<String> log) implements AutoCloseable {
+        @Override
+        public void close() {
+            log.add(name);
+        }
+    }
+
     @Test
     void anInterruptIsReportedAndTheFlagSetAgainAfterTheRestClosed() {
         InterruptedException ie = new InterruptedException("stop");
