@@ -94,15 +94,8 @@ final class FrameWriter {
             sendRequest(op, null);
         } catch (WriterDone done) {
             // the request's source region was closed: the connection is ending already
-        } catch (ClosedChannelException e) {
-            connection.abort(EndCause.LOCAL_CLOSE);
-        } catch (IOException e) {
-            TcpTransport.LOG.debug("channel {}: sending to {} failed: {}", connection.channel().id(), connection.peer(),
-                    e.toString());
-            connection.abort(EndCause.PEER_VANISHED);
-        } catch (RuntimeException | Error e) {
-            TcpTransport.LOG.error("channel {}: sending inline failed", connection.channel().id(), e);
-            connection.abort(EndCause.LOCAL_ERROR);
+        } catch (IOException | RuntimeException | Error e) {
+            endAfter(e, "sending inline");
         } finally {
             region = null;
             unsent.decrementAndGet();
@@ -152,19 +145,29 @@ final class FrameWriter {
             }
         } catch (WriterDone done) {
             // normal end
-        } catch (ClosedChannelException e) {
-            connection.abort(EndCause.LOCAL_CLOSE);
-        } catch (IOException e) {
-            TcpTransport.LOG.debug("channel {}: sending to {} failed: {}", connection.channel().id(), connection.peer(),
-                    e.toString());
-            connection.abort(EndCause.PEER_VANISHED);
-        } catch (InterruptedException e) {
-            connection.abort(EndCause.LOCAL_CLOSE);
-        } catch (RuntimeException | Error e) {
-            TcpTransport.LOG.error("channel {}: writer failed", connection.channel().id(), e);
-            connection.abort(EndCause.LOCAL_ERROR);
+        } catch (IOException | InterruptedException | RuntimeException | Error e) {
+            endAfter(e, "writer");
         } finally {
             region = null;
+        }
+    }
+
+    /**
+     * Ends the connection after a send failed, with the cause the failure names: a socket someone closed
+     * (or an interrupt) is a local close, any other I/O failure a vanished peer, anything else our own error.
+     */
+    private void endAfter(Throwable failure, String who) {
+        switch (failure) {
+            case ClosedChannelException _, InterruptedException _ -> connection.abort(EndCause.LOCAL_CLOSE);
+            case IOException e -> {
+                TcpTransport.LOG.debug("channel {}: sending to {} failed: {}", connection.channel().id(),
+                        connection.peer(), e.toString());
+                connection.abort(EndCause.PEER_VANISHED);
+            }
+            default -> {
+                TcpTransport.LOG.error("channel {}: {} failed", connection.channel().id(), who, failure);
+                connection.abort(EndCause.LOCAL_ERROR);
+            }
         }
     }
 
