@@ -111,7 +111,8 @@ final class TransportPublication implements AsyncEventReader.Listener {
         Closer.closeAll(() -> unregister(transportServices), () -> unregister(deviceService));
     }
 
-    private static void unregister(ServiceRegistration<?> r) {
+    /** Takes a service back; null, or one the framework took back already (a stopping bundle), is nothing. */
+    static void unregister(ServiceRegistration<?> r) {
         if (r == null) {
             return;
         }

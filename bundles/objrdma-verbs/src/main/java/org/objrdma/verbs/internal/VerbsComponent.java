@@ -281,8 +281,8 @@ public final class VerbsComponent {
     synchronized void deactivate() {
         // consumers first let go of the services, then the devices close, then the library goes
         List<TransportPublication> published = List.copyOf(publications);
-        List<AutoCloseable> unregistrations = registrations.stream().<AutoCloseable>map(r -> () -> unregister(r))
-                .toList();
+        List<AutoCloseable> unregistrations = registrations.stream()
+                .<AutoCloseable>map(r -> () -> TransportPublication.unregister(r)).toList();
         List<VerbsTransport> opened = List.copyOf(transports);
         VerbsLibrary loaded = library;
         publications.clear();
@@ -292,13 +292,5 @@ public final class VerbsComponent {
         Closer.closeAll(Closer.reversed(published.stream().<AutoCloseable>map(p -> p::close).toList()),
                 Closer.reversed(unregistrations), Closer.all(opened), loaded);
         LOG.debug("verbs: deactivated");
-    }
-
-    private static void unregister(ServiceRegistration<?> registration) {
-        try {
-            registration.unregister();
-        } catch (IllegalStateException alreadyGone) {
-            // the framework unregisters everything of a stopping bundle; nothing left to do
-        }
     }
 }
