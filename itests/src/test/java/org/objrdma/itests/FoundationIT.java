@@ -44,7 +44,7 @@ import org.osgi.service.component.runtime.dto.ComponentDescriptionDTO;
 public class FoundationIT extends ObjRdmaTestSupport {
 
     /** Bundles the umbrella feature must bring; grows as bundles land. */
-    static final Set<String> EXPECTED_BUNDLES = Set.of("objrdma-api", "objrdma-telemetry",
+    static final Set<String> EXPECTED_BUNDLES = Set.of("objrdma-api", "objrdma-telemetry", "objrdma-transport-common",
             "objrdma-transport-tcp", "objrdma-verbs", "objrdma-staging", "objrdma-session", "objrdma-wire",
             "objrdma-client", "objrdma-cuobj", "objrdma-store-fs", "objrdma-s3", "objrdma-shell");
 

@@ -138,6 +138,7 @@ public class StockKarafIT extends ObjRdmaTestSupport {
         {"objrdma-api", null, null},
         {"objrdma-wire", null, null},
         {"objrdma-telemetry", "org.objrdma.api.telemetry.TelemetryView", null},
+        {"objrdma-transport-common", null, null},
         {"objrdma-transport-tcp", "org.objrdma.api.transport.Transport", "(objrdma.transport.name=tcp)"},
         {"objrdma-staging", "org.objrdma.api.staging.StagingPool", null},
         {"objrdma-session", "org.objrdma.api.session.SessionManager", null},

@@ -30,6 +30,7 @@ import org.objrdma.api.transport.TransportError;
 import org.objrdma.api.transport.TransportException;
 import org.objrdma.api.transport.WcStatus;
 import org.objrdma.api.transport.WorkRequest;
+import org.objrdma.transport.common.Closer;
 import java.net.InetAddress;
 import org.objrdma.wire.AddressPolicy;
 import org.objrdma.wire.DialPacing;
@@ -1150,19 +1151,26 @@ public class CuObjServer extends RDMAConnection implements AutoCloseable {
             }
             closed = true;
         }
-        closeRDMASession();
         List<RdmaBuffer> all = new ArrayList<>(buffers);
-        all.stream().filter(RdmaBuffer::isView).forEach(RdmaBuffer::end);
-        all.stream().filter(b -> !b.isView()).forEach(RdmaBuffer::end);
         buffers.clear();
+        List<AutoCloseable> views = all.stream().filter(RdmaBuffer::isView).<AutoCloseable>map(b -> b::end).toList();
+        List<AutoCloseable> registered = all.stream().filter(b -> !b.isView()).<AutoCloseable>map(b -> b::end)
+                .toList();
+        List<Arena> hostMemory = new ArrayList<>();
         for (Long address : new ArrayList<>(hostBuffers.keySet())) {
             Arena a = hostBuffers.remove(address);
             if (a != null) {
-                a.close();
+                hostMemory.add(a);
             }
         }
-        if (log.enabled(CuObj.CUOBJ_LOG_PATH_INFO)) {
-            log.line("INFO", "server " + ip + ":" + port + " closed");
+        try {
+            // every step runs even when one throws (a deregistration the device refuses): the first failure is
+            // thrown afterwards with the others suppressed on it
+            Closer.closeAll(this::closeRDMASession, Closer.all(views), Closer.all(registered), Closer.all(hostMemory));
+        } finally {
+            if (log.enabled(CuObj.CUOBJ_LOG_PATH_INFO)) {
+                log.line("INFO", "server " + ip + ":" + port + " closed");
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 package org.objrdma.cuobj;
 
+import org.objrdma.transport.common.Closer;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -75,16 +76,8 @@ public final class RdmaBuffer {
             }
             return regions;
         } catch (TransportException | RuntimeException e) {
-            closeAll(regions);
+            Closer.closeAllQuietly(e::addSuppressed, regions);
             throw e;
-        }
-    }
-
-    private static void closeAll(MemoryRegion[] regions) {
-        for (MemoryRegion r : regions) {
-            if (r != null) {
-                r.close();
-            }
         }
     }
 
@@ -148,8 +141,8 @@ public final class RdmaBuffer {
         if (r.transport != transport) {
             // the bound transport was replaced: register with the new one, drop the old registration
             MemoryRegion[] fresh = registerAll(transport, segments);
-            closeAll(r.regions);
-            registration = new Registration(transport, fresh);
+            registration = new Registration(transport, fresh); // first: a failing close must not orphan it
+            Closer.closeAll(r.regions);
             return fresh;
         }
         return r.regions;
@@ -163,7 +156,7 @@ public final class RdmaBuffer {
             }
             ended = true;
             if (registration != null) {
-                closeAll(registration.regions);
+                Closer.closeAll(registration.regions);
             }
         }
         return true;

@@ -41,6 +41,15 @@ public final class FakeBundleContext {
 
     private final List<Registered> registered = Collections.synchronizedList(new ArrayList<>());
     private final Map<String, String> properties = new ConcurrentHashMap<>();
+    private final Map<String, RuntimeException> unregisterFailures = new ConcurrentHashMap<>();
+
+    /**
+     * The next unregistration of a {@code type} service throws {@code failure} (after the service is gone, as
+     * when a framework listener fails): for the tests of a shutdown path that must go on past it.
+     */
+    public void failNextUnregister(Class<?> type, RuntimeException failure) {
+        unregisterFailures.put(type.getName(), failure);
+    }
 
     public final BundleContext context = (BundleContext) Proxy.newProxyInstance(getClass().getClassLoader(),
             new Class<?>[] {BundleContext.class}, this::invoke);
@@ -66,6 +75,10 @@ public final class FakeBundleContext {
                         throw new IllegalStateException("already unregistered");
                     }
                     r.unregistered = true;
+                    RuntimeException failure = unregisterFailures.remove(clazz);
+                    if (failure != null) {
+                        throw failure;
+                    }
                     return null;
                 }
                 if (m.getName().equals("toString")) {

@@ -1,5 +1,6 @@
 package org.objrdma.cuobj.internal;
 
+import org.objrdma.transport.common.Closer;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -269,13 +270,9 @@ public final class AgentConnections implements AutoCloseable {
         }
     }
 
+    /** Closes the channel of every lease, each even when one before it throws (thrown afterwards). */
     private static void closeAll(List<Lease> leases) {
-        for (Lease l : leases) {
-            Channel c = connected(l);
-            if (c != null) {
-                c.close();
-            }
-        }
+        Closer.closeAll(leases.stream().map(AgentConnections::connected).toList());
     }
 
     /** Drops every connection on a transport other than {@code current} (the bound transport was replaced). */

@@ -6,6 +6,7 @@ import org.objrdma.verbs.PortState;
 import org.objrdma.verbs.VerbsDevice;
 import org.objrdma.verbs.internal.transport.AsyncEventReader;
 import org.objrdma.verbs.internal.transport.VerbsTransport;
+import org.objrdma.transport.common.Closer;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
 import org.slf4j.Logger;
@@ -97,19 +98,28 @@ final class TransportPublication implements AsyncEventReader.Listener {
         }
     }
 
-    /** Takes both services back; events after this change nothing. Idempotent. */
+    /**
+     * Takes both services back, the device's even when the transport's unregistration throws (the failure is
+     * thrown afterwards); events after this change nothing. Idempotent.
+     */
     synchronized void close() {
         closed = true;
-        for (ServiceRegistration<?> r : new ServiceRegistration<?>[] {transportRegistration, deviceRegistration}) {
-            if (r != null) {
-                try {
-                    r.unregister();
-                } catch (IllegalStateException alreadyGone) {
-                    // the framework unregisters everything of a stopping bundle
-                }
-            }
-        }
+        ServiceRegistration<?> transportServices = transportRegistration;
+        ServiceRegistration<?> deviceService = deviceRegistration;
         transportRegistration = null;
         deviceRegistration = null;
+        Closer.closeAll(() -> unregister(transportServices), () -> unregister(deviceService));
+    }
+
+    /** Takes a service back; null, or one the framework took back already (a stopping bundle), is nothing. */
+    static void unregister(ServiceRegistration<?> r) {
+        if (r == null) {
+            return;
+        }
+        try {
+            r.unregister();
+        } catch (IllegalStateException alreadyGone) {
+            // the framework unregisters everything of a stopping bundle
+        }
     }
 }

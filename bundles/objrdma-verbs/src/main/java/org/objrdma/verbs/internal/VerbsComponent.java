@@ -9,6 +9,7 @@ import org.objrdma.api.transport.EndpointInfo;
 import org.objrdma.api.transport.Gid;
 import org.objrdma.api.transport.Transport;
 import org.objrdma.api.transport.TransportLevel;
+import org.objrdma.transport.common.Closer;
 import org.objrdma.verbs.LinkLayer;
 import org.objrdma.verbs.VerbsDevice;
 import org.objrdma.verbs.VerbsRuntime;
@@ -98,7 +99,12 @@ public final class VerbsComponent {
         }
         LOG.info("{}: settings changed ({} -> {}), restarting the verbs runtime", PID, running, next);
         VerbsConfig previous = runningConfig;
-        deactivate();
+        try {
+            deactivate();
+        } catch (RuntimeException e) {
+            // everything was released all the same (Closer): start again, saying what failed on the way
+            LOG.error("{}: releasing the verbs runtime failed; starting it again anyway", PID, e);
+        }
         try {
             activate(context, config);
         } catch (RuntimeException e) {
@@ -122,7 +128,11 @@ public final class VerbsComponent {
             registrations.add(context.registerService(VerbsRuntime.class, status, status.properties()));
         } catch (RuntimeException e) {
             // release whatever discovery had opened before DS reports the failure
-            deactivate();
+            try {
+                deactivate();
+            } catch (RuntimeException releasing) {
+                e.addSuppressed(releasing);
+            }
             throw e;
         }
         running = settings;
@@ -252,29 +262,25 @@ public final class VerbsComponent {
         return 0;
     }
 
+    /**
+     * Releases everything, in the order of the class comment, and every one of them even when one throws: a
+     * close that fails does not leave the transports' pollers running or the library loaded. What failed is
+     * thrown afterwards (first failure, later ones suppressed), which SCR logs.
+     */
     @Deactivate
     synchronized void deactivate() {
         // consumers first let go of the services, then the devices close, then the library goes
-        for (int i = publications.size() - 1; i >= 0; i--) {
-            publications.get(i).close();
-        }
+        List<TransportPublication> published = List.copyOf(publications);
+        List<AutoCloseable> unregistrations = registrations.stream()
+                .<AutoCloseable>map(r -> () -> TransportPublication.unregister(r)).toList();
+        List<VerbsTransport> opened = List.copyOf(transports);
+        VerbsLibrary loaded = library;
         publications.clear();
-        for (int i = registrations.size() - 1; i >= 0; i--) {
-            try {
-                registrations.get(i).unregister();
-            } catch (IllegalStateException alreadyGone) {
-                // the framework unregisters everything of a stopping bundle; nothing left to do
-            }
-        }
         registrations.clear();
-        for (VerbsTransport t : transports) {
-            t.close();
-        }
         transports.clear();
-        if (library != null) {
-            library.close();
-            library = null;
-        }
+        library = null;
+        Closer.closeAll(Closer.reversed(published.stream().<AutoCloseable>map(p -> p::close).toList()),
+                Closer.reversed(unregistrations), Closer.all(opened), loaded);
         LOG.debug("verbs: deactivated");
     }
 }

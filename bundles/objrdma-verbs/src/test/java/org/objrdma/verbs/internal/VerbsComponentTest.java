@@ -2,6 +2,7 @@ package org.objrdma.verbs.internal;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -142,6 +143,39 @@ class VerbsComponentTest {
         assertEquals(List.of(), f.bundle.live());
         assertFalse(transport.isAvailable());
         f.close();
+    }
+
+    /**
+     * A release that throws (here the framework's unregistration of the runtime service, in the middle of the
+     * shutdown order) no longer stops the shutdown: the transport still closes (its poller thread stops, which
+     * the @AfterEach checks), the library is unloaded, and the failure is what deactivate throws.
+     */
+    @Test
+    void aThrowingReleaseStillReleasesTheRestAndIsReported() {
+        ComponentFixture f = ComponentFixture.software();
+        Transport transport = f.transport();
+        RuntimeException failure = new IllegalArgumentException("a service listener failed");
+        f.bundle.failNextUnregister(VerbsRuntime.class, failure);
+        RuntimeException thrown = assertThrows(RuntimeException.class, f::close);
+        assertSame(failure, thrown);
+        assertEquals(List.of(), f.bundle.live());
+        assertFalse(transport.isAvailable(), "the transport was closed after the failure");
+    }
+
+    /** The same for the first thing released, a port's Transport service: its VerbsDevice service goes too. */
+    @Test
+    void aThrowingUnpublicationStillReleasesTheRest() {
+        ComponentFixture f = ComponentFixture.software();
+        Transport transport = f.transport();
+        RuntimeException failure = new UnsupportedOperationException("first");
+        RuntimeException second = new IllegalArgumentException("second");
+        f.bundle.failNextUnregister(Transport.class, failure);
+        f.bundle.failNextUnregister(VerbsRuntime.class, second);
+        RuntimeException thrown = assertThrows(RuntimeException.class, f::close);
+        assertSame(failure, thrown);
+        assertEquals(List.of(second), List.of(thrown.getSuppressed()));
+        assertEquals(List.of(), f.bundle.live());
+        assertFalse(transport.isAvailable());
     }
 
     @Test

@@ -2,21 +2,16 @@ package org.objrdma.transport.tcp.internal;
 
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
-import org.objrdma.api.telemetry.Counter;
 import org.objrdma.api.transport.Access;
 import org.objrdma.api.transport.BatchResult;
 import org.objrdma.api.transport.Channel;
@@ -27,16 +22,19 @@ import org.objrdma.api.transport.Completion;
 import org.objrdma.api.transport.EndpointInfo;
 import org.objrdma.api.transport.MemoryGrant;
 import org.objrdma.api.transport.MemoryRegion;
-import org.objrdma.api.transport.Opcode;
-import org.objrdma.api.transport.ScatterGatherEntry;
 import org.objrdma.api.transport.TransportError;
 import org.objrdma.api.transport.TransportException;
-import org.objrdma.api.transport.WcOpcode;
 import org.objrdma.api.transport.WcStatus;
 import org.objrdma.api.transport.WorkRequest;
+import org.objrdma.transport.common.TransportChecks;
 
 /**
- * A channel of the TCP transport: the software twin of an RC queue pair, carried by one TCP connection.
+ * A channel of the TCP transport: the software twin of an RC queue pair, carried by one TCP connection. This
+ * class is the channel's state machine — its phases, its lock, and every transition (connect's steps, an
+ * inbound connection, errors, the connection's callbacks, reset, close). The procedures that drive it live
+ * beside it, one concept each: {@link ChannelDialer} (connect), {@link ChannelPoster} (post, submit, poll),
+ * {@link WorkQueues} (queues and in-order completions), {@link TcpGrantTable} (grants). The poster reads and
+ * moves the state under this lock through the package-private fields below, as this class's own methods would.
  *
  * <p><b>Connecting.</b> {@link #connect} dials the peer's memory agent and authenticates with the peer
  * channel's key. A channel in INIT also accepts an authenticated inbound connection by itself; that is what
@@ -65,7 +63,7 @@ import org.objrdma.api.transport.WorkRequest;
  */
 final class TcpChannel implements Channel {
 
-    private enum Phase { INIT, DIALING, CONNECTED, ERROR, CLOSED }
+    enum Phase { INIT, DIALING, CONNECTED, ERROR, CLOSED }
 
     private final TcpTransport transport;
     private final long id;
@@ -74,43 +72,28 @@ final class TcpChannel implements Channel {
     private final EndpointInfo.Tcp localEndpoint;
     private final PeerIdentity self;
 
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition changed = lock.newCondition();
-    private volatile Phase phase = Phase.INIT;
+    final ReentrantLock lock = new ReentrantLock();
+    final Condition changed = lock.newCondition();
+    volatile Phase phase = Phase.INIT;
     private EndpointInfo.Tcp remoteEndpoint;
     private PeerIdentity peer;
     private PeerIdentity dialTarget;
     /** Written under the lock; volatile so the writer thread can check it per frame without the lock. */
-    private volatile TcpConnection connection;
+    volatile TcpConnection connection;
     /** Counts resets; a batch deadline from an earlier epoch is stale. Guarded by the lock. */
-    private long epoch;
+    long epoch;
     /** A reset is waiting for the old connection's threads; a second reset waits for it. Guarded by the lock. */
     private boolean resetting;
     /** Submitted batches not yet completed, so a reset can wait for one whose deadline claimed it. */
-    private final Set<Batch> openBatches = ConcurrentHashMap.newKeySet();
-    private long nextSeq = 1;
-    private final ArrayDeque<SendOp> sendQueue = new ArrayDeque<>();
-    private final ArrayDeque<RecvOp> recvQueue = new ArrayDeque<>();
-    /** The receive a peer's SEND or WRITE_WITH_IMM is filling right now, taken off {@link #recvQueue}. */
-    private RecvOp activeRecv;
-
-    /** Requests on the wire by sequence number, for the reader thread. */
-    private final Map<Long, SendOp> inFlight = new ConcurrentHashMap<>();
-    private final ConcurrentLinkedQueue<Completion> completions = new ConcurrentLinkedQueue<>();
-    private final CompletionSink pollQueue = completions::add;
-
-    /** Opaque grant bases: page-aligned, below 2^62 (base + any slice length stays far from wrapping). */
-    private static final long OPAQUE_BASE_MASK = 0x3FFF_FFFF_FFFF_F000L;
-    /** ... and never in the first 4 GiB, so a small forged address is never inside one. */
-    private static final long OPAQUE_BASE_FLOOR = 0x1_0000_0000L;
-
+    final Set<Batch> openBatches = ConcurrentHashMap.newKeySet();
+    /** Send and receive queues, completions in order; guarded by the lock (see {@link WorkQueues}). */
+    final WorkQueues queues;
     /** This channel's grant table: the only place its connection resolves an odd rkey. */
-    private final Map<Integer, TcpGrant> grants = new ConcurrentHashMap<>();
-    /** Next grant number; rkeys of revoked grants do not come back until it wraps. Guarded by the lock. */
-    private int nextGrant;
-    /** Bytes this side's completed requests moved, for {@link #info()}. */
-    private final LongAdder bytesWritten = new LongAdder();
-    private final LongAdder bytesRead = new LongAdder();
+    private final TcpGrantTable grants;
+    /** How {@link #connect} reaches the peer (the procedure; the states it moves through stay here). */
+    private final ChannelDialer dialer = new ChannelDialer(this);
+    /** How work is posted and submitted (checks, queueing, batches); the states it checks stay here. */
+    private final ChannelPoster poster = new ChannelPoster(this);
 
     TcpChannel(TcpTransport transport, long id, byte[] key, ChannelOptions options) {
         this.transport = transport;
@@ -119,7 +102,8 @@ final class TcpChannel implements Channel {
         this.options = options;
         this.localEndpoint = new EndpointInfo.Tcp(transport.agentAddress(), id, key);
         this.self = new PeerIdentity(transport.agentAddress(), id);
-        this.nextGrant = transport.random().nextInt();
+        this.queues = new WorkQueues(transport);
+        this.grants = new TcpGrantTable(this, transport);
     }
 
     byte[] key() {
@@ -184,7 +168,7 @@ final class TcpChannel implements Channel {
             peerText = (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + who.address().getPort() + "#"
                     + who.channelId();
         }
-        return new ChannelInfo(id, state(), peerText, grants.size(), bytesWritten.sum(), bytesRead.sum());
+        return new ChannelInfo(id, state(), peerText, grants.size(), queues.bytesWritten(), queues.bytesRead());
     }
 
     /** Who is connected on the other end, or null. */
@@ -201,14 +185,20 @@ final class TcpChannel implements Channel {
 
     @Override
     public void connect(EndpointInfo remote) throws TransportException {
-        if (!(remote instanceof EndpointInfo.Tcp target)) {
-            throw new TransportException(TransportError.INVALID_ARGUMENT,
-                    "the TCP transport connects only to EndpointInfo.Tcp, got " + remote);
-        }
-        PeerIdentity wanted = new PeerIdentity(target.address(), target.channelId());
-        if (wanted.equals(self)) {
-            throw new TransportException(TransportError.INVALID_ARGUMENT, "a channel cannot connect to itself");
-        }
+        dialer.connect(remote);
+    }
+
+    /** This channel's own identity: the agent's address and the channel id. */
+    PeerIdentity self() {
+        return self;
+    }
+
+    /**
+     * Connect, step 1 ({@link ChannelDialer}): INIT becomes DIALING toward {@code wanted}; false if the peer
+     * dialed us first and the connection is already that peer's (connect then has nothing to do). Refused in
+     * any other state.
+     */
+    boolean beginDial(PeerIdentity wanted, EndpointInfo.Tcp target) throws TransportException {
         lock.lock();
         try {
             switch (phase) {
@@ -216,7 +206,7 @@ final class TcpChannel implements Channel {
                     // the peer dialed us first: fine if the control plane names that same peer
                     if (wanted.equals(peer) && remoteEndpoint == null) {
                         remoteEndpoint = target;
-                        return;
+                        return false;
                     }
                     throw new TransportException(TransportError.WRONG_STATE,
                             "channel " + id + " is already connected to " + peer);
@@ -224,6 +214,7 @@ final class TcpChannel implements Channel {
                 case INIT -> {
                     phase = Phase.DIALING;
                     dialTarget = wanted;
+                    return true;
                 }
                 default -> throw new TransportException(TransportError.WRONG_STATE,
                         "channel " + id + " cannot connect in state " + phase);
@@ -231,46 +222,51 @@ final class TcpChannel implements Channel {
         } finally {
             lock.unlock();
         }
+    }
 
-        long deadline = System.nanoTime() + options.connectTimeout().toNanos();
-        MemoryAgent.DialResult result;
+    /** Connect failed before a connection: a refused connect changes nothing (DIALING back to INIT). */
+    void dialFailed() {
+        lock.lock();
         try {
-            result = transport.agent().dial(target, self, deadline);
-        } catch (TransportException e) {
-            lock.lock();
-            try {
-                if (phase == Phase.DIALING) {
-                    phase = Phase.INIT; // a refused connect changes nothing
-                    dialTarget = null;
-                }
-                changed.signalAll();
-            } finally {
-                lock.unlock();
+            if (phase == Phase.DIALING) {
+                phase = Phase.INIT;
+                dialTarget = null;
             }
-            throw e;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
         }
+    }
 
-        if (result.socket() != null) {
-            TcpConnection started = null;
-            lock.lock();
-            try {
-                if (phase == Phase.DIALING) {
-                    started = attachLocked(result.socket(), wanted);
-                    remoteEndpoint = target;
-                }
-            } finally {
-                lock.unlock();
+    /**
+     * Our dial got through: the socket becomes this channel's connection, not yet started, unless the channel
+     * left DIALING meanwhile (then null, and the caller closes the socket).
+     */
+    TcpConnection attachDialed(SocketChannel socket, PeerIdentity wanted, EndpointInfo.Tcp target) {
+        lock.lock();
+        try {
+            if (phase != Phase.DIALING) {
+                return null;
             }
-            if (started == null) {
-                TcpTransport.closeQuietly(result.socket());
-                throw new TransportException(TransportError.WRONG_STATE,
-                        "channel " + id + " left INIT while connecting (now " + phase + ")");
-            }
-            started.start();
-            return;
+            TcpConnection started = attachLocked(socket, wanted);
+            remoteEndpoint = target;
+            return started;
+        } finally {
+            lock.unlock();
         }
+    }
 
-        // crossed dials: the peer sorts lower, its dial to us wins; wait for it to arrive
+    /** The refusal of a connect that found the channel in another state than it left it in. */
+    TransportException leftInit() {
+        return new TransportException(TransportError.WRONG_STATE,
+                "channel " + id + " left INIT while connecting (now " + phase + ")");
+    }
+
+    /**
+     * Crossed dials where the peer sorts lower: its dial to us wins; waits for it to arrive until
+     * {@code deadline} ({@link System#nanoTime}).
+     */
+    void awaitCrossedDial(PeerIdentity wanted, EndpointInfo.Tcp target, long deadline) throws TransportException {
         lock.lock();
         try {
             while (phase == Phase.DIALING) {
@@ -287,8 +283,7 @@ final class TcpChannel implements Channel {
                 remoteEndpoint = target;
                 return;
             }
-            throw new TransportException(TransportError.WRONG_STATE,
-                    "channel " + id + " left INIT while connecting (now " + phase + ")");
+            throw leftInit();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             if (phase == Phase.DIALING) {
@@ -372,26 +367,8 @@ final class TcpChannel implements Channel {
 
     private MemoryGrant grant(MemoryRegion region, long offset, long length, Set<Access> access, boolean opaque)
             throws TransportException {
-        if (region == null || access == null) {
-            throw new TransportException(TransportError.INVALID_ARGUMENT, "region and access are required");
-        }
-        if (!(region instanceof TcpRegion r) || r.transport() != transport) {
-            throw new TransportException(TransportError.INVALID_ARGUMENT, "region " + region
-                    + " is not registered with this TCP transport");
-        }
-        if (access.isEmpty() || access.contains(Access.LOCAL_WRITE)) {
-            throw new TransportException(TransportError.INVALID_ARGUMENT,
-                    "a grant allows REMOTE_READ and/or REMOTE_WRITE, nothing else; got " + access);
-        }
-        if (access.contains(Access.REMOTE_WRITE) && !r.allows(Access.LOCAL_WRITE)) {
-            throw new TransportException(TransportError.INVALID_ARGUMENT,
-                    "REMOTE_WRITE needs a region registered with LOCAL_WRITE, as a verbs memory window does");
-        }
-        if (length <= 0 || offset < 0 || offset > r.length() - length) {
-            throw new TransportException(TransportError.INVALID_ARGUMENT, "slice [" + offset + ", +" + length
-                    + ") is empty or outside the region's " + r.length() + " bytes");
-        }
-        TcpGrant g;
+        TransportChecks.checkGrant(region, offset, length, access, this::isOurs, transport.name());
+        TcpRegion r = (TcpRegion) region;
         lock.lock();
         try {
             switch (phase) {
@@ -402,39 +379,25 @@ final class TcpChannel implements Channel {
                     // INIT, DIALING, CONNECTED
                 }
             }
-            if (!r.isOpen()) {
-                throw new TransportException(TransportError.CLOSED, "region " + r + " is closed");
-            }
-            int max = transport.settings().limits().maxGrantsPerChannel();
-            if (grants.size() >= max) {
-                throw new TransportException(TransportError.RESOURCE_EXHAUSTED, "channel " + id + " holds "
-                        + "max.grants.per.channel (" + max + ") grants");
-            }
-            int rkey;
-            do {
-                rkey = (nextGrant++ << 1) | 1;
-            } while (grants.containsKey(rkey));
-            long real = r.address() + offset;
-            long base = real;
-            while (opaque && base == real) {
-                base = (transport.random().nextLong() & OPAQUE_BASE_MASK) | OPAQUE_BASE_FLOOR;
-            }
-            g = new TcpGrant(this, r, offset, length, access, rkey, base);
-            grants.put(rkey, g);
+            return grants.create(r, offset, length, access, opaque);
         } finally {
             lock.unlock();
         }
-        return g;
+    }
+
+    /** A region registered with this channel's transport. */
+    boolean isOurs(MemoryRegion region) {
+        return region instanceof TcpRegion r && r.transport() == transport;
     }
 
     /** The live grant of this channel with {@code rkey}, or null. Reader thread. */
     TcpGrant grantByRkey(int rkey) {
-        return grants.get(rkey);
+        return grants.byRkey(rkey);
     }
 
     /** Called by {@link TcpGrant#revoke()} once, as soon as the grant refuses new leases. */
     void forgetGrant(TcpGrant grant) {
-        grants.remove(grant.rkey(), grant);
+        grants.forget(grant);
     }
 
     /** Grants in the table now; for tests. */
@@ -444,9 +407,7 @@ final class TcpChannel implements Channel {
 
     /** Revokes every grant; called once the connection's threads are gone (reset, close). */
     private void revokeAllGrants() {
-        for (TcpGrant g : List.copyOf(grants.values())) {
-            g.revoke();
-        }
+        grants.revokeAll();
     }
 
     /** Cuts the current connection, if any, saying why in the log. */
@@ -458,193 +419,32 @@ final class TcpChannel implements Channel {
         }
     }
 
-    // ------------------------------------------------------------------ posting
+    // ------------------------------------------------------------------ posting (ChannelPoster)
 
     @Override
     public void post(WorkRequest request) throws TransportException {
-        checkShape(request);
-        List<Runnable> deliveries = new ArrayList<>(1);
-        TcpConnection toAbort;
-        lock.lock();
-        try {
-            checkPostable(request.opcode() == Opcode.RECV ? 0 : 1, request.opcode() == Opcode.RECV ? 1 : 0);
-            toAbort = postLocked(request, pollQueue, deliveries);
-        } finally {
-            lock.unlock();
-        }
-        finishPost(deliveries, toAbort);
+        poster.post(request);
     }
 
     @Override
     public int poll(Completion[] out) {
-        int n = 0;
-        while (n < out.length) {
-            Completion c = completions.poll();
-            if (c == null) {
-                break;
-            }
-            out[n++] = c;
-        }
-        return n;
+        return poster.poll(out);
     }
 
     @Override
     public CompletableFuture<BatchResult> submit(List<WorkRequest> requests, Duration timeout) {
-        try {
-            if (requests == null || timeout == null) {
-                throw new TransportException(TransportError.INVALID_ARGUMENT, "requests and timeout are required");
-            }
-            if (timeout.isNegative() || timeout.isZero()) {
-                throw new TransportException(TransportError.INVALID_ARGUMENT, "timeout must be positive: " + timeout);
-            }
-            List<WorkRequest> signaled = new ArrayList<>(requests.size());
-            int sends = 0;
-            for (WorkRequest r : requests) {
-                checkShape(r);
-                if (r.opcode() != Opcode.RECV) {
-                    sends++;
-                }
-                // every request of a batch is signaled: its completion fills its slot
-                signaled.add(r.signaled() ? r : new WorkRequest(r.wrId(), r.opcode(), r.sgList(), r.remoteAddress(),
-                        r.rkey(), r.immediate(), true));
-            }
-            if (signaled.isEmpty()) {
-                return CompletableFuture.completedFuture(new BatchResult(List.of(), false));
-            }
-            Batch batch = new Batch(signaled);
-            List<Runnable> deliveries = new ArrayList<>();
-            TcpConnection toAbort = null;
-            long postedIn;
-            lock.lock();
-            try {
-                checkPostable(sends, signaled.size() - sends);
-                postedIn = epoch;
-                openBatches.add(batch);
-                batch.future().whenComplete((r, e) -> openBatches.remove(batch));
-                for (int i = 0; i < signaled.size(); i++) {
-                    TcpConnection a = postLocked(signaled.get(i), batch.slot(i), deliveries);
-                    toAbort = toAbort != null ? toAbort : a;
-                }
-            } finally {
-                lock.unlock();
-            }
-            batch.deadline(transport.schedule(() -> batch.expire(() -> enterError(postedIn, EndCause.LOCAL_ERROR,
-                    "batch missed its deadline of " + timeout)), timeout));
-            finishPost(deliveries, toAbort);
-            return batch.future();
-        } catch (TransportException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        return poster.submit(requests, timeout);
     }
 
-    /** Refusals that need no state: SGE count, foreign or closed-over regions. */
-    private void checkShape(WorkRequest request) throws TransportException {
-        if (request == null) {
-            throw new TransportException(TransportError.INVALID_ARGUMENT, "request is null");
-        }
-        if (request.sgList().size() > options.maxSge()) {
-            throw new TransportException(TransportError.INVALID_ARGUMENT, "request " + request.wrId() + " has "
-                    + request.sgList().size() + " scatter-gather entries, the channel allows " + options.maxSge());
-        }
-        for (ScatterGatherEntry e : request.sgList()) {
-            MemoryRegion r = e.region();
-            if (!(r instanceof TcpRegion tr) || tr.transport() != transport) {
-                throw new TransportException(TransportError.INVALID_ARGUMENT, "request " + request.wrId()
-                        + " names a region of another transport: " + r);
-            }
-        }
-    }
+    // ------------------------------------------------------------------ errors and completion
 
-    /** Refusals that depend on state: closed, not connected, queue full. Nothing is queued if one applies. */
-    private void checkPostable(int sends, int recvs) throws TransportException {
-        Phase p = phase;
-        if (p == Phase.CLOSED) {
-            throw new TransportException(TransportError.CLOSED, "channel " + id + " is closed");
-        }
-        if (sends > 0 && (p == Phase.INIT || p == Phase.DIALING)) {
-            throw new TransportException(TransportError.WRONG_STATE,
-                    "channel " + id + " is not connected: only receives may be posted before connect");
-        }
-        if (sendQueue.size() + sends > options.sendQueueDepth()) {
-            throw new TransportException(TransportError.RESOURCE_EXHAUSTED, "send queue of channel " + id
-                    + " holds " + sendQueue.size() + " of " + options.sendQueueDepth() + "; " + sends + " more do not fit");
-        }
-        int posted = recvQueue.size() + (activeRecv == null ? 0 : 1);
-        if (posted + recvs > options.recvQueueDepth()) {
-            throw new TransportException(TransportError.RESOURCE_EXHAUSTED, "receive queue of channel " + id
-                    + " holds " + posted + " of " + options.recvQueueDepth() + "; " + recvs + " more do not fit");
-        }
-    }
-
-    /**
-     * Queues one request (checks passed). Returns the connection to cut if the request failed a local
-     * protection check (the caller cuts it outside the lock).
-     */
-    private TcpConnection postLocked(WorkRequest request, CompletionSink sink, List<Runnable> deliveries) {
-        boolean localOk = localAccessOk(request);
-        if (request.opcode() == Opcode.RECV) {
-            RecvOp recv = new RecvOp(request, sink);
-            if (phase == Phase.ERROR) {
-                deliveries.add(flushRecv(recv));
-                return null;
-            }
-            if (!localOk) {
-                phase = Phase.ERROR;
-                deliveries.add(deliverRecv(recv, new Completion(request.wrId(), WcStatus.LOC_PROT_ERR,
-                        WcOpcode.RECV, 0, false, 0, EndCause.LOCAL_ERROR.vendorCode())));
-                return errorLocked(EndCause.LOCAL_ERROR, deliveries);
-            }
-            recvQueue.add(recv);
-            changed.signalAll();
-            return null;
-        }
-        SendOp op = new SendOp(nextSeq++, request, sink);
-        sendQueue.add(op);
-        if (phase == Phase.ERROR) {
-            op.done = true;
-            op.status = WcStatus.WR_FLUSH_ERR;
-            collectDeliverable(deliveries);
-            return null;
-        }
-        if (!localOk) {
-            phase = Phase.ERROR;
-            op.done = true;
-            op.status = WcStatus.LOC_PROT_ERR;
-            op.vendorError = EndCause.LOCAL_ERROR.vendorCode();
-            TcpConnection c = errorLocked(EndCause.LOCAL_ERROR, deliveries);
-            collectDeliverable(deliveries);
-            return c;
-        }
-        TcpConnection via = connection;
-        op.via = via;
-        inFlight.put(op.seq, op);
-        if (via.send(op)) {
-            // claimed the idle socket: this thread sends it first thing after the lock is released
-            deliveries.add(0, () -> via.sendClaimed(op));
-        }
-        return null;
-    }
-
-    /** Local memory the request uses is still registered, and writable where the request writes it. */
-    private static boolean localAccessOk(WorkRequest request) {
-        boolean writes = request.opcode() == Opcode.READ || request.opcode() == Opcode.RECV;
-        for (ScatterGatherEntry e : request.sgList()) {
-            TcpRegion r = (TcpRegion) e.region();
-            if (!r.isOpen() || (writes && !r.allows(Access.LOCAL_WRITE))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private void finishPost(List<Runnable> deliveries, TcpConnection toAbort) {
+    /** After the lock is released: cuts {@code toAbort} (if any), then delivers. */
+    void finishPost(List<Runnable> deliveries, TcpConnection toAbort) {
         if (toAbort != null) {
             toAbort.abort(EndCause.LOCAL_ERROR);
         }
         deliveries.forEach(Runnable::run);
     }
-
-    // ------------------------------------------------------------------ errors and completion
 
     /**
      * Puts the channel in ERROR for a local reason (a batch deadline of epoch {@code postedIn}): the connection
@@ -674,13 +474,13 @@ final class TcpChannel implements Channel {
      * With the phase already ERROR or CLOSED: returns the connection to cut, or — when there is none — flushes
      * everything at once.
      */
-    private TcpConnection errorLocked(EndCause cause, List<Runnable> deliveries) {
+    TcpConnection errorLocked(EndCause cause, List<Runnable> deliveries) {
         dialTarget = null;
         changed.signalAll();
         if (connection != null) {
             return connection;
         }
-        flushAllLocked(cause, deliveries);
+        queues.flushAll(cause, deliveries);
         return null;
     }
 
@@ -699,8 +499,7 @@ final class TcpChannel implements Channel {
 
     /** The request {@code from} carries with {@code seq}, or null. Reader thread. */
     SendOp inFlight(TcpConnection from, long seq) {
-        SendOp op = inFlight.get(seq);
-        return op != null && op.via == from ? op : null;
+        return queues.inFlight(from, seq);
     }
 
     /** Ends {@code op} with {@code status}; a failure puts the channel in ERROR first. */
@@ -718,76 +517,11 @@ final class TcpChannel implements Channel {
                 phase = Phase.ERROR;
                 changed.signalAll();
             }
-            collectDeliverable(deliveries);
+            queues.collectDeliverable(deliveries);
         } finally {
             lock.unlock();
         }
         deliveries.forEach(Runnable::run);
-    }
-
-    /** Moves every finished request at the head of the send queue out, in order. */
-    private void collectDeliverable(List<Runnable> deliveries) {
-        while (!sendQueue.isEmpty() && sendQueue.peekFirst().done) {
-            SendOp op = sendQueue.pollFirst();
-            inFlight.remove(op.seq);
-            Completion c = op.completion();
-            countCompletion(op, c);
-            if (c != null) {
-                deliveries.add(() -> op.sink.accept(c));
-            }
-        }
-    }
-
-    private void countCompletion(SendOp op, Completion c) {
-        var t = transport.telemetry();
-        if (op.status.isSuccess()) {
-            t.increment(Counter.TRANSPORT_OPS_COMPLETED);
-            switch (op.request.opcode()) {
-                case WRITE, WRITE_WITH_IMM -> {
-                    t.add(Counter.TRANSPORT_BYTES_WRITTEN, op.length);
-                    bytesWritten.add(op.length);
-                }
-                case READ -> {
-                    t.add(Counter.TRANSPORT_BYTES_READ, op.length);
-                    bytesRead.add(op.length);
-                }
-                default -> {
-                    // SEND bytes have no counter of their own
-                }
-            }
-        } else {
-            t.increment(Counter.TRANSPORT_OPS_FAILED);
-        }
-    }
-
-    /** Unfinished requests: the oldest gets the cause's status, the rest WR_FLUSH_ERR; receives flushed. */
-    private void flushAllLocked(EndCause cause, List<Runnable> deliveries) {
-        boolean head = true;
-        for (SendOp op : sendQueue) {
-            if (!op.done) {
-                op.done = true;
-                op.status = head ? cause.headStatus() : WcStatus.WR_FLUSH_ERR;
-                op.vendorError = cause.vendorCode();
-                head = false;
-            }
-        }
-        collectDeliverable(deliveries);
-        if (activeRecv != null) {
-            deliveries.add(flushRecv(activeRecv));
-            activeRecv = null;
-        }
-        while (!recvQueue.isEmpty()) {
-            deliveries.add(flushRecv(recvQueue.pollFirst()));
-        }
-    }
-
-    private Runnable flushRecv(RecvOp recv) {
-        return deliverRecv(recv, Completion.failure(recv.request.wrId(), WcStatus.WR_FLUSH_ERR, WcOpcode.RECV));
-    }
-
-    private Runnable deliverRecv(RecvOp recv, Completion c) {
-        transport.telemetry().increment(c.isSuccess() ? Counter.TRANSPORT_OPS_COMPLETED : Counter.TRANSPORT_OPS_FAILED);
-        return () -> recv.sink.accept(c);
     }
 
     /**
@@ -798,7 +532,7 @@ final class TcpChannel implements Channel {
         long deadline = System.nanoTime() + wait.toNanos();
         lock.lock();
         try {
-            while (recvQueue.isEmpty()) {
+            while (!queues.hasReceive()) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0 || phase != Phase.CONNECTED || from != connection) {
                     return null;
@@ -808,8 +542,7 @@ final class TcpChannel implements Channel {
             if (phase != Phase.CONNECTED || from != connection) {
                 return null;
             }
-            activeRecv = recvQueue.pollFirst();
-            return activeRecv;
+            return queues.takeReceive();
         } finally {
             lock.unlock();
         }
@@ -820,15 +553,14 @@ final class TcpChannel implements Channel {
         Runnable delivery;
         lock.lock();
         try {
-            if (activeRecv != recv || from != connection) {
+            if (from != connection || !queues.endReceive(recv)) {
                 return; // flushed meanwhile
             }
-            activeRecv = null;
             if (!c.isSuccess() && phase != Phase.CLOSED) {
                 phase = Phase.ERROR;
                 changed.signalAll();
             }
-            delivery = deliverRecv(recv, c);
+            delivery = queues.deliverRecv(recv, c);
         } finally {
             lock.unlock();
         }
@@ -848,7 +580,7 @@ final class TcpChannel implements Channel {
                 phase = Phase.ERROR;
                 TcpTransport.LOG.debug("channel {} in error: {}", id, cause.text());
             }
-            flushAllLocked(cause, deliveries);
+            queues.flushAll(cause, deliveries);
             changed.signalAll();
         } finally {
             lock.unlock();
@@ -895,7 +627,7 @@ final class TcpChannel implements Channel {
             dialTarget = null;
             if (old == null) {
                 // the connection already ended and flushed; anything posted since was flushed at once
-                flushAllLocked(EndCause.RESET, deliveries);
+                queues.flushAll(EndCause.RESET, deliveries);
                 earlier = rearmLocked();
             } else {
                 resetting = true;
@@ -1031,7 +763,7 @@ final class TcpChannel implements Channel {
             changed.signalAll();
             c = connection;
             if (c == null) {
-                flushAllLocked(EndCause.LOCAL_CLOSE, deliveries);
+                queues.flushAll(EndCause.LOCAL_CLOSE, deliveries);
             }
         } finally {
             lock.unlock();

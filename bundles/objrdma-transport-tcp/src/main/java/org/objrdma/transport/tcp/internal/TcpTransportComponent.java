@@ -16,6 +16,7 @@ import org.objrdma.api.transport.Transport;
 import org.objrdma.api.transport.TransportException;
 import org.objrdma.api.transport.TransportLevel;
 import java.util.Hashtable;
+import org.objrdma.transport.common.Closer;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.Constants;
 import org.osgi.framework.ServiceRegistration;
@@ -135,14 +136,27 @@ public final class TcpTransportComponent implements Transport {
         return out;
     }
 
+    /**
+     * Consumers let go of the service before its channels and regions are closed under them; the transport
+     * closes even when the unregistration throws (its listening socket and threads would outlive the
+     * component): the failure is thrown afterwards. A registration the framework took back already is fine.
+     */
     @Deactivate
     synchronized void deactivate() {
-        // consumers let go of the service before its channels and regions are closed under them
-        if (registration != null) {
-            registration.unregister();
-            registration = null;
+        ServiceRegistration<Transport> published = registration;
+        registration = null;
+        Closer.closeAll(() -> unregister(published), transport::close);
+    }
+
+    private static void unregister(ServiceRegistration<?> r) {
+        if (r == null) {
+            return;
         }
-        transport.close();
+        try {
+            r.unregister();
+        } catch (IllegalStateException alreadyGone) {
+            // the framework unregisters the services of a stopping bundle; nothing left to do
+        }
     }
 
     @Override

@@ -15,6 +15,7 @@ import org.objrdma.api.transport.MemoryRegion;
 import org.objrdma.api.transport.TransportError;
 import org.objrdma.api.transport.TransportException;
 import org.objrdma.api.transport.WcStatus;
+import org.objrdma.transport.common.TransportChecks;
 import org.objrdma.verbs.internal.ffi.DataPath;
 import org.objrdma.verbs.internal.ffi.Errno;
 import org.objrdma.verbs.internal.ffi.IbvConstants;
@@ -62,25 +63,9 @@ final class ChannelGrants {
     }
 
     MemoryGrant grant(MemoryRegion region, long offset, long length, Set<Access> access) throws TransportException {
-        if (region == null || access == null) {
-            throw new TransportException(TransportError.INVALID_ARGUMENT, "region and access are required");
-        }
-        if (!(region instanceof VerbsMemoryRegion r) || r.transport() != transport) {
-            throw new TransportException(TransportError.INVALID_ARGUMENT, "region " + region
-                    + " is not registered with " + transport.name());
-        }
-        if (access.isEmpty() || access.contains(Access.LOCAL_WRITE)) {
-            throw new TransportException(TransportError.INVALID_ARGUMENT,
-                    "a grant allows REMOTE_READ and/or REMOTE_WRITE, nothing else; got " + access);
-        }
-        if (access.contains(Access.REMOTE_WRITE) && !r.access().contains(Access.LOCAL_WRITE)) {
-            throw new TransportException(TransportError.INVALID_ARGUMENT,
-                    "REMOTE_WRITE needs a region registered with LOCAL_WRITE, as a memory window does");
-        }
-        if (length <= 0 || offset < 0 || offset > r.length() - length) {
-            throw new TransportException(TransportError.INVALID_ARGUMENT, "slice [" + offset + ", +" + length
-                    + ") is empty or outside the region's " + r.length() + " bytes");
-        }
+        TransportChecks.checkGrant(region, offset, length, access,
+                x -> x instanceof VerbsMemoryRegion v && v.transport() == transport, transport.name());
+        VerbsMemoryRegion r = (VerbsMemoryRegion) region;
         lock.lock();
         try {
             if (closed) {

@@ -40,6 +40,7 @@ import org.objrdma.api.transport.TransportException;
 import org.objrdma.api.transport.WcOpcode;
 import org.objrdma.api.transport.WcStatus;
 import org.objrdma.api.transport.WorkRequest;
+import org.objrdma.transport.common.TransportChecks;
 import org.objrdma.verbs.LinkLayer;
 import org.objrdma.verbs.internal.ffi.DataPath;
 import org.objrdma.verbs.internal.ffi.Errno;
@@ -416,9 +417,6 @@ final class VerbsChannel implements Channel {
 
     @Override
     public void post(WorkRequest request) throws TransportException {
-        if (request == null) {
-            throw new TransportException(TransportError.INVALID_ARGUMENT, "request is null");
-        }
         checkEntries(request);
         postLock.lock();
         try {
@@ -517,16 +515,10 @@ final class VerbsChannel implements Channel {
 
     /** Checks what can be checked without the lock: entry count, and that every region is ours and open. */
     private void checkEntries(WorkRequest request) throws TransportException {
-        List<ScatterGatherEntry> sg = request.sgList();
-        if (sg.size() > maxSge) {
-            throw new TransportException(TransportError.INVALID_ARGUMENT,
-                    request.opcode() + " has " + sg.size() + " scatter-gather entries; the channel allows " + maxSge);
-        }
-        for (ScatterGatherEntry e : sg) {
-            if (!(e.region() instanceof VerbsMemoryRegion region) || region.transport() != transport) {
-                throw new TransportException(TransportError.INVALID_ARGUMENT,
-                        "region " + e.region() + " is not registered with " + transport.name());
-            }
+        TransportChecks.checkRequest(request, maxSge, r -> r instanceof VerbsMemoryRegion v && v.transport() == transport,
+                transport.name());
+        for (ScatterGatherEntry e : request.sgList()) {
+            VerbsMemoryRegion region = (VerbsMemoryRegion) e.region();
             if (!region.isOpen()) {
                 throw new TransportException(TransportError.CLOSED, "region " + region + " is closed");
             }
@@ -535,14 +527,7 @@ final class VerbsChannel implements Channel {
 
     /** Called with postLock held. */
     private void checkState(Opcode opcode) throws TransportException {
-        ChannelState s = state;
-        if (s == ChannelState.CLOSED) {
-            throw new TransportException(TransportError.CLOSED, "channel " + id + " is closed");
-        }
-        if (s == ChannelState.INIT && opcode != Opcode.RECV) {
-            throw new TransportException(TransportError.WRONG_STATE,
-                    "channel " + id + " is not connected: " + opcode + " needs CONNECTED (only RECV may be posted in INIT)");
-        }
+        TransportChecks.checkPostable(state, id, opcode);
         // ERROR accepts work: the queue pair flushes it with WR_FLUSH_ERR, as the contract promises
     }
 
@@ -683,12 +668,7 @@ final class VerbsChannel implements Channel {
 
     private CompletableFuture<BatchResult> submitOrThrow(List<WorkRequest> requests, Duration timeout)
             throws TransportException {
-        if (requests == null || timeout == null) {
-            throw new TransportException(TransportError.INVALID_ARGUMENT, "requests and timeout must not be null");
-        }
-        if (timeout.isNegative() || timeout.isZero()) {
-            throw new TransportException(TransportError.INVALID_ARGUMENT, "timeout must be positive, was " + timeout);
-        }
+        TransportChecks.checkSubmit(requests, timeout);
         int n = requests.size();
         if (n == 0) {
             return CompletableFuture.completedFuture(new BatchResult(List.of(), false));
@@ -699,9 +679,6 @@ final class VerbsChannel implements Channel {
         int recvs = 0;
         for (int i = 0; i < n; i++) {
             WorkRequest r = requests.get(i);
-            if (r == null) {
-                throw new TransportException(TransportError.INVALID_ARGUMENT, "request " + i + " is null");
-            }
             checkEntries(r);
             ids[i] = r.wrId();
             ops[i] = r.opcode();
