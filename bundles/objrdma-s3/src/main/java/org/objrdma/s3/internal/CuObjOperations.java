@@ -28,6 +28,10 @@ import org.objrdma.wire.TokenResult;
  * this gateway cannot serve the descriptor or the size is below {@code rdma.min.bytes}: a GET then answers
  * with the body, a PUT stores nothing.
  *
+ * <p>A token {@code rc:<session>:<addr>:<size>:<rkey>} names a cuObject-over-RC connection instead
+ * ({@link RcConnectionTable}): the same operations, the chunks moved on that connection's queue pair ({@link RcLane})
+ * for the principal the connection is bound to.
+ *
  * <p>Every transfer is made for the request's principal ({@link RdmaRequests#cuObjPrincipal}): the facade dials
  * the client's agent with that principal's agent key only, never a shared {@code agent.key}, so a descriptor
  * naming another principal's agent fails ({@code RDMATransferFailed}) and touches nothing there.
