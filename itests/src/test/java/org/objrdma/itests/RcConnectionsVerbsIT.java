@@ -45,7 +45,8 @@ import org.osgi.service.cm.ConfigurationAdmin;
  *     disconnect 204; every answer judged as objrdma's, a MinIO-style and a Cloudian-style client would: success.</li>
  * <li>Error rows: bad token, wrong transport, PSN 0 (400); the per-source and total bounds (503, freed by disconnect);
  *     a connection bound to its first principal refuses another (403, client memory untouched); an unknown, a
- *     disconnected and a reaped (never used) connection (400); disconnect of an unknown one (204).</li>
+ *     disconnected, a reaped never-used and a reaped idle connection (400, the idle timeout lowered live);
+ *     disconnect of an unknown one (204).</li>
  * <li>The client killed in the middle of a 64 MiB PUT and of a 64 MiB GET: nothing committed, the connection
  *     ended, the object read untouched; while the transfer runs, a second request on its connection is 409.</li>
  * <li>Declines (size below {@code rdma.min.bytes}) per client style, with {@code rdma.declined.put} 501 and 200: a
@@ -270,6 +271,20 @@ public class RcConnectionsVerbsIT extends ObjRdmaTestSupport {
                 () -> device.live(SoftVerbsObjects.QPS) == qps);
         status(c.call("rcc get Z /rcbkt/e 4096 --session=" + reaped.get("session")), 400, "InvalidRDMAToken");
         ok(c.call("rcc forget R"));
+
+        // used, then idle: reaped after rdma.rc.idle.timeout.ms, here lowered live to 4 s (the reaper reads the
+        // settings on each pass)
+        setS3(c, "rdma.rc.idle.timeout.ms", "4000", "rdma.rc.unbound.timeout.ms", "4000");
+        try {
+            Answer idle = ok(settled(c, "rcc connect I"));
+            ok(settled(c, "put rcc:I /rcbkt/idle - 4096 503"));
+            await("the idle connection reaped (" + device.describe() + ")", Duration.ofSeconds(30),
+                    () -> device.live(SoftVerbsObjects.QPS) == qps);
+            status(settled(c, "rcc get Z /rcbkt/e 4096 --session=" + idle.get("session")), 400, "InvalidRDMAToken");
+            ok(c.call("rcc forget I"));
+        } finally {
+            setS3(c, "rdma.rc.idle.timeout.ms", "60000", "rdma.rc.unbound.timeout.ms", "3000");
+        }
         audit(c, before);
     }
 
@@ -365,11 +380,7 @@ public class RcConnectionsVerbsIT extends ObjRdmaTestSupport {
      * meanwhile a request may get Jetty's own 404, which {@link #settled} retries.
      */
     private void setDeclinedPut(String value, RdmaChild c, int small) throws Exception {
-        ConfigurationAdmin ca = waitForService(ConfigurationAdmin.class, null);
-        org.osgi.service.cm.Configuration cfg = ca.getConfiguration("org.objrdma.s3", "?");
-        Dictionary<String, Object> props = cfg.getProperties() == null ? new Hashtable<>() : cfg.getProperties();
-        props.put("rdma.declined.put", value);
-        cfg.update(props);
+        setS3(c, "rdma.declined.put", value);
         await("rdma.declined.put=" + value + " applied", Duration.ofSeconds(60), () -> {
             try {
                 return settled(c, "put rcc:D /rcbkt/probe - " + small + " 1 --style=minio").status()
@@ -382,14 +393,47 @@ public class RcConnectionsVerbsIT extends ObjRdmaTestSupport {
     }
 
     /**
-     * {@code command}'s answer once it is the gateway's: a 404 without an S3 error code is Jetty's while Pax Web
-     * registers the servlet again (nothing was served), so the command is sent again.
+     * Sets properties ({@code name, value, ...}) of {@code org.objrdma.s3} through Config Admin, the others kept, and
+     * waits until the servlet answers steadily again: the gateway applies the values live, but Pax Web registers the
+     * servlet again after each update (its service properties change), once or twice, and meanwhile Jetty answers
+     * 404 itself. Steady: 3 s without such a 404.
+     */
+    private void setS3(RdmaChild c, String... nameValue) throws Exception {
+        ConfigurationAdmin ca = waitForService(ConfigurationAdmin.class, null);
+        org.osgi.service.cm.Configuration cfg = ca.getConfiguration("org.objrdma.s3", "?");
+        Dictionary<String, Object> props = cfg.getProperties() == null ? new Hashtable<>() : cfg.getProperties();
+        for (int i = 0; i < nameValue.length; i += 2) {
+            props.put(nameValue[i], nameValue[i + 1]);
+        }
+        cfg.update(props);
+        long[] lastJetty = {System.nanoTime()};
+        await("the servlet steady after the update", Duration.ofSeconds(90), () -> {
+            try {
+                Answer a = c.call("httpget /rcbkt -");
+                if (a.status() == 404 && a.get("code") == null) {
+                    lastJetty[0] = System.nanoTime();
+                }
+                return System.nanoTime() - lastJetty[0] > Duration.ofSeconds(3).toNanos();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        });
+    }
+
+    /**
+     * {@code command}'s answer once every request it made was the gateway's: a 404 without an S3 error code is
+     * Jetty's while Pax Web registers the servlet again after a configuration update (nothing was served), so the
+     * command is sent again (the commands used this way are idempotent: a declined PUT stores nothing, the fallback
+     * PUT stores the same bytes).
      */
     private static Answer settled(RdmaChild c, String command) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (true) {
             Answer a = c.call(command);
-            if (a.status() != 404 || a.get("code") != null || System.nanoTime() > deadline) {
+            boolean jetty = a.status() == 404 && a.get("code") == null || "404".equals(a.get("fallback"))
+                    || "404:null".equals(a.get("declinedGet"));
+            if (!jetty || System.nanoTime() > deadline) {
                 return a;
             }
             Thread.sleep(200);

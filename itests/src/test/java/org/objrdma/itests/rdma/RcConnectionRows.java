@@ -76,7 +76,7 @@ final class RcConnectionRows {
             headers.put("x-amz-rdma-psn", psn);
             Raw r = unsigned(opt.getOrDefault("from", host), "/.s3rdma-rc/connect", headers);
             if (r.status != 200) {
-                return "FAIL status=" + r.status + " code=" + r.code();
+                return "FAIL status=" + r.status + (r.code() == null ? "" : " code=" + r.code());
             }
             String reply = r.headers.getOrDefault("x-amz-rdma-reply", "");
             String session = r.headers.getOrDefault("x-amz-rdma-session", "");
@@ -104,7 +104,7 @@ final class RcConnectionRows {
         try {
             Raw r = unsigned(opt.getOrDefault("from", host), "/.s3rdma-rc/disconnect",
                     Map.of("x-amz-rdma-session", session));
-            return (r.status == 204 ? "OK" : "FAIL") + " status=" + r.status + " code=" + r.code();
+            return (r.status == 204 ? "OK" : "FAIL") + " status=" + r.status + (r.code() == null ? "" : " code=" + r.code());
         } finally {
             if (c != null) {
                 c.channel.close();
@@ -288,7 +288,7 @@ final class RcConnectionRows {
     private record Raw(int status, Map<String, String> headers, String body) {
         String code() {
             java.util.regex.Matcher m = java.util.regex.Pattern.compile("<Code>([^<]*)</Code>").matcher(body);
-            return m.find() ? m.group(1) : "-";
+            return m.find() ? m.group(1) : null;
         }
     }
 
