@@ -34,6 +34,7 @@ import org.objrdma.itests.rdma.RdmaChild;
 import org.objrdma.itests.rdma.RdmaChild.Answer;
 import org.objrdma.itests.rdma.RdmaClientMain;
 import org.objrdma.itests.rdma.SoftVerbsObjects;
+import org.objrdma.itests.rdma.VerbsBaseline;
 import org.ops4j.pax.exam.Configuration;
 import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.junit.PaxExam;
@@ -82,10 +83,7 @@ public class RdmaRoutesVerbsIT extends ObjRdmaTestSupport {
     private final List<RdmaChild> children = new ArrayList<>();
     private ServiceRegistration<SessionTerminalListener> listener;
     private SoftVerbsObjects device;
-    private int qpsBefore;
-    private int mwsBefore;
-    private int mrsBefore;
-    private long idleBefore;
+    private VerbsBaseline baseline;
 
     @Configuration
     public Option[] config() throws IOException {
@@ -128,10 +126,7 @@ public class RdmaRoutesVerbsIT extends ObjRdmaTestSupport {
         listener = bundleContext.registerService(SessionTerminalListener.class, ended::add, null);
         device = SoftVerbsObjects.of(System.getProperty(SOFT_PROPERTY));
         awaitQuiet();
-        qpsBefore = device.live(SoftVerbsObjects.QPS);
-        mwsBefore = device.live(SoftVerbsObjects.MWS);
-        mrsBefore = device.live(SoftVerbsObjects.MRS);
-        idleBefore = pool().stats().idle();
+        baseline = VerbsBaseline.take(device, this::pool);
     }
 
     @After
@@ -145,12 +140,9 @@ public class RdmaRoutesVerbsIT extends ObjRdmaTestSupport {
     }
 
     private RdmaChild child() throws Exception {
-        RdmaChild c = RdmaChild.start(Integer.getInteger(PORT_PROPERTY), AK, SECRET, new File("client-jvm-verbs.log"),
-                "768m", List.of("-D" + RdmaClientMain.VERBS_PROPERTY + "=" + System.getProperty(SOFT_PROPERTY)));
+        RdmaChild c = RdmaChild.startOnVerbs(Integer.getInteger(PORT_PROPERTY), AK, SECRET, OTHER_AK, OTHER_SECRET,
+                System.getProperty(SOFT_PROPERTY), "vbkt", new File("client-jvm-verbs.log"));
         children.add(c);
-        ok(c.call("cred other " + OTHER_AK + " " + OTHER_SECRET));
-        Answer a = c.call("httpput /vbkt - 0 0");
-        assertTrue(a.line(), a.status() == 200 || "BucketAlreadyOwnedByYou".equals(a.get("code")));
         return c;
     }
 
@@ -179,28 +171,12 @@ public class RdmaRoutesVerbsIT extends ObjRdmaTestSupport {
     }
 
     /**
-     * Staging lent 0, no session, every session ended once; in Karaf the device's queue pairs and memory windows
-     * back to the baseline, its registrations at most the baseline plus the staging buffers pooled since (each idle
-     * buffer holds one); in the client its queue pairs, windows and registrations back to its own baseline.
+     * Staging lent 0, no session, every session ended once; the device's and the client's objects back to the
+     * baseline ({@link VerbsBaseline}).
      */
     private void audit(RdmaChild client, Answer clientBefore) throws InterruptedException {
         awaitQuiet();
-        await("Karaf's queue pairs back to " + qpsBefore + " (" + device.describe() + ")", AUDIT,
-                () -> device.live(SoftVerbsObjects.QPS) == qpsBefore);
-        await("Karaf's memory windows back to " + mwsBefore + " (" + device.describe() + ")", AUDIT,
-                () -> device.live(SoftVerbsObjects.MWS) == mwsBefore);
-        long pooledSince = pool().stats().idle() - idleBefore;
-        int mrs = device.live(SoftVerbsObjects.MRS);
-        assertTrue("Karaf's registrations: " + mrs + ", baseline " + mrsBefore + " + " + pooledSince + " pooled",
-                mrs <= mrsBefore + Math.max(0, pooledSince));
-        await("the client's objects back to " + clientBefore.line(), AUDIT, () -> {
-            try {
-                return client.call("verbsobjects").line().equals(clientBefore.line());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        });
+        baseline.audit(client, clientBefore, AUDIT, ObjRdmaTestSupport::await, false);
         Map<String, Integer> count = new ConcurrentHashMap<>();
         ended.forEach(e -> count.merge(e.sessionId().hex(), 1, Integer::sum));
         count.forEach((s, n) -> assertEquals("terminal events of session " + s, 1, (int) n));
@@ -300,7 +276,7 @@ public class RdmaRoutesVerbsIT extends ObjRdmaTestSupport {
         assertEquals(SessionState.PREPARED, snap.state());
         // the session's queue pair is the verbs transport's, on the device (not a TCP channel)
         assertEquals(1, waitForService(Transport.class, "(objrdma.transport.name=verbs:softrc0)").channels().size());
-        assertEquals(device.describe(), qpsBefore + 1, device.live(SoftVerbsObjects.QPS));
+        assertEquals(device.describe(), baseline.qps() + 1, device.live(SoftVerbsObjects.QPS));
         c.send("go");
         Answer owner = ok(c.await("OK|FAIL", Duration.ofSeconds(60)));
         assertEquals(crc(4096, 300), owner.get("crc"));

@@ -80,6 +80,12 @@ public final class S3Gateway {
         try {
             QueryString query = QueryString.parse(request.rawQuery());
             Target target = Target.of(request, settings.virtualHostDomain());
+            if (!target.virtualHost() && Dispatch.isUnsignedRoute(target.bucket())) {
+                // cuObject over RC: its client library connects and disconnects unsigned; a connection grants
+                // nothing until a signed object request binds it (RcConnectionTable)
+                Dispatch.serveUnsigned(request, response, target.key(), rdma);
+                return;
+            }
             Authentication auth = authenticator.authenticate(request, query, target.bucket(), target.virtualHost());
             Dispatch.serve(request, response, query, auth, target.bucket(), target.key(), store, settings,
                     rdma);

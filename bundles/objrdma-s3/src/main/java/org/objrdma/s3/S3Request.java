@@ -40,6 +40,17 @@ public interface S3Request {
         return false;
     }
 
+    /**
+     * The IP address the request came from (no port), as the connection shows it: what per-source bounds of the
+     * unsigned RC connection routes count by. An implementation that cannot tell answers the empty string (the
+     * default), and all its requests then share one source.
+     *
+     * @since 1.3
+     */
+    default String remoteAddress() {
+        return "";
+    }
+
     /** The request body as sent on the wire (after HTTP transfer decoding). */
     InputStream body() throws IOException;
 }

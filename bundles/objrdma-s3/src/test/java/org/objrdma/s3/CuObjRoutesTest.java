@@ -278,6 +278,40 @@ class CuObjRoutesTest {
         assertEquals(404, f.call("GET", "/bkt/small2", "", null).status, "a declined PUT stores nothing");
     }
 
+    /**
+     * {@code rdma.declined.put=200} (Cloudian-style clients): a declined PUT and UploadPart answer HTTP 200 with reply
+     * 501, no ETag and 0 bytes moved, and store nothing; a successful PUT keeps its answer.
+     */
+    @Test
+    void aDeclinedPutAnswers200WithoutAnETagInCloudianModeAndStoresNothing() throws Exception {
+        f.close();
+        f = new RdmaFixture(new RdmaSettings(8192, CHUNK).withDeclinedPut(RdmaSettings.DeclinedPut.STATUS_200), true);
+        assertEquals(200, f.call("PUT", "/bkt", "", new byte[0]).status);
+        try (ClientMemory mem = f.memory(16384)) {
+            CuObjDescriptor small = f.agent.descriptor(mem, 0, 4096, Op.PUT).descriptor();
+            TestResponse put = f.call("PUT", "/bkt/declined", "", new byte[0], RdmaHeaders.TOKEN, small.format());
+            assertEquals(200, put.status, put.text());
+            assertEquals("501", put.header(RdmaHeaders.REPLY));
+            assertEquals("0", put.header(RdmaHeaders.BYTES_TRANSFERRED));
+            assertEquals(null, put.header("ETag"), "no ETag: a client reading ETag as success must not see one");
+            assertEquals(404, f.call("GET", "/bkt/declined", "", null).status, "a declined PUT stores nothing");
+            TestResponse created = f.call("POST", "/bkt/mp", "uploads", new byte[0]);
+            String upload = created.text().replaceAll("(?s).*<UploadId>([^<]+)</UploadId>.*", "$1");
+            TestResponse part = f.call("PUT", "/bkt/mp", "partNumber=1&uploadId=" + upload, new byte[0],
+                    RdmaHeaders.TOKEN, small.format());
+            assertEquals(200, part.status, part.text());
+            assertEquals("501", part.header(RdmaHeaders.REPLY));
+            assertEquals(null, part.header("ETag"));
+            assertTrue(!f.call("GET", "/bkt/mp", "uploadId=" + upload, null).text().contains("<Part>"),
+                    "a declined UploadPart stores no part");
+            CuObjDescriptor big = f.agent.descriptor(mem, 0, 16384, Op.PUT).descriptor();
+            TestResponse ok = f.call("PUT", "/bkt/stored", "", new byte[0], RdmaHeaders.TOKEN, big.format());
+            assertEquals(200, ok.status, ok.text());
+            assertEquals("200", ok.header(RdmaHeaders.REPLY));
+            assertTrue(ok.header("ETag") != null && !ok.header("ETag").isBlank());
+        }
+    }
+
     @Test
     void withoutRdmaServicesEveryTokenIsDeclined() throws Exception {
         f.close();

@@ -75,6 +75,26 @@ public final class RdmaChild implements AutoCloseable {
         return start(port, accessKey, secret, log, maxHeap, testClassPath(), jvmOptions);
     }
 
+    /**
+     * A client JVM (768 MiB heap) whose RC transfers run on a verbs transport of its own on the software device
+     * {@code softVerbs} ({@link RdmaClientMain#VERBS_PROPERTY}), with {@code other} known as credential
+     * {@code other} and bucket {@code bucket} made (or already there).
+     */
+    public static RdmaChild startOnVerbs(int port, String accessKey, String secret, String otherAccessKey,
+            String otherSecret, String softVerbs, String bucket, File log) throws Exception {
+        RdmaChild c = start(port, accessKey, secret, log, "768m",
+                List.of("-D" + RdmaClientMain.VERBS_PROPERTY + "=" + softVerbs));
+        try {
+            ok(c.call("cred other " + otherAccessKey + " " + otherSecret));
+            Answer a = c.call("httpput /" + bucket + " - 0 0");
+            assertTrue(a.line(), a.status() == 200 || "BucketAlreadyOwnedByYou".equals(a.get("code")));
+            return c;
+        } catch (RuntimeException | Error e) {
+            c.kill();
+            throw e;
+        }
+    }
+
     /** The class path the IT's configuration handed over in {@link #CLASSPATH_PROPERTY}. */
     public static String testClassPath() {
         String cp = System.getProperty(CLASSPATH_PROPERTY);

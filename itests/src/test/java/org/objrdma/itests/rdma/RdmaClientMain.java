@@ -108,6 +108,8 @@ public final class RdmaClientMain {
     /** What the RC transfers run on: the TCP transport, or the verbs one with {@link #VERBS_PROPERTY}. */
     private final org.objrdma.api.transport.Transport rcTransport;
     private final VerbsRows verbs;
+    /** cuObject over RC connections (issue 26 §1), on the verbs transport; null without {@link #VERBS_PROPERTY}. */
+    private final RcConnectionRows rcConnections;
     private final Map<String, Credential> credentials = new HashMap<>();
     private final Map<String, CuObjAgent> agents = new HashMap<>();
     private final RcClient rc;
@@ -121,6 +123,7 @@ public final class RdmaClientMain {
         this.verbs = System.getProperty(VERBS_PROPERTY) == null ? null : VerbsRows.open(System.getProperty(VERBS_PROPERTY));
         this.rcTransport = verbs == null ? transport : verbs.transport();
         this.rc = new RcClient(rcTransport, TIMEOUT);
+        this.rcConnections = verbs == null ? null : new RcConnectionRows(verbs.transport(), host, port);
         this.in = in;
     }
 
@@ -143,6 +146,9 @@ public final class RdmaClientMain {
             System.out.flush();
         }
         client.transport.close();
+        if (client.rcConnections != null) {
+            client.rcConnections.close();
+        }
         if (client.verbs != null) {
             client.verbs.close();
         }
@@ -178,7 +184,9 @@ public final class RdmaClientMain {
                     + " text=" + Base64.getEncoder().encodeToString(last.body());
             case "get" -> pos.get(1).equals("rc") ? rcGet(who, pos.get(2), dash(pos.get(3)), size(pos.get(4)), opt)
                     : cuObjGet(who, agent(opt), pos.get(2), dash(pos.get(3)), size(pos.get(4)), opt);
-            case "put" -> pos.get(1).equals("rc") ? rcPut(who, pos.get(2), dash(pos.get(3)), size(pos.get(4)),
+            case "put" -> pos.get(1).startsWith("rcc:") ? rcConnections.put(http, who, pos.get(1).substring(4), pos.get(2),
+                    dash(pos.get(3)), size(pos.get(4)), Long.parseLong(pos.get(5)), opt)
+                    : pos.get(1).equals("rc") ? rcPut(who, pos.get(2), dash(pos.get(3)), size(pos.get(4)),
                     Long.parseLong(pos.get(5)), opt.containsKey("slow"), opt.get("forge"))
                     : cuObjPut(who, agent(opt), pos.get(2), dash(pos.get(3)), size(pos.get(4)), Long.parseLong(pos.get(5)),
                     opt);
@@ -194,7 +202,33 @@ public final class RdmaClientMain {
             case "cuverbs" -> describe(verbs.cuObjectOverVerbs(http, who, pos.get(1), pos.get(2), size(pos.get(3)),
                     Long.parseLong(pos.get(4))), pos.get(1).equals("get")) + " " + verbs.lastMemory();
             case "verbsobjects" -> verbs.liveObjects();
+            case "rcc" -> rcConnection(pos, opt, who);
             default -> "FAIL error=unknown_command_" + pos.get(0);
+        };
+    }
+
+    /**
+     * {@code rcc connect|disconnect|forget|get|put ...}: cuObject over RC connections ({@link RcConnectionRows});
+     * {@code rcc put NAME PATH QUERY SIZE SEED --slow} and {@code rcc get NAME PATH SIZE --slow} send the request and
+     * freeze this JVM ({@link #frozenRequest}).
+     */
+    private String rcConnection(List<String> pos, Map<String, String> opt, Credential who) throws Exception {
+        RcConnectionRows r = rcConnections;
+        return switch (pos.get(1)) {
+            case "connect" -> r.connect(pos.get(2), opt);
+            case "disconnect" -> r.disconnect(pos.get(2), opt);
+            case "forget" -> r.forget(pos.get(2));
+            case "get" -> opt.containsKey("slow")
+                    ? frozenRequest(who, "GET", pos.get(3), "", Map.of("x-amz-rdma-token",
+                            r.heldToken(pos.get(2), size(pos.get(4)), 0, true)), "rcget " + pos.get(3))
+                    : r.get(http, who, pos.get(2), pos.get(3), size(pos.get(4)), opt);
+            case "put" -> opt.containsKey("slow")
+                    ? frozenRequest(who, "PUT", pos.get(3), dash(pos.get(4)), Map.of("x-amz-rdma-token",
+                            r.heldToken(pos.get(2), size(pos.get(5)), Long.parseLong(pos.get(6)), false)),
+                            "rcput " + pos.get(3))
+                    : r.put(http, who, pos.get(2), pos.get(3), dash(pos.get(4)), size(pos.get(5)),
+                            Long.parseLong(pos.get(6)), opt);
+            default -> "FAIL error=unknown_rcc_" + pos.get(1);
         };
     }
 

@@ -295,14 +295,23 @@ public final class RdmaS3 implements AutoCloseable {
         T send(String tokenHeader);
     }
 
-    private <T> Declinable<T> cuObjPut(ClientMemory memory, long memoryOffset, long size, SignedPut<T> put) {
+    private <T extends software.amazon.awssdk.core.SdkResponse> Declinable<T> cuObjPut(ClientMemory memory,
+            long memoryOffset, long size, SignedPut<T> put) {
         if (size == 0) {
             return new Declinable<>(null, "an empty object moves nothing over RDMA");
         }
         Object[] out = new Object[2];
         long moved = agent().put(memory, memoryOffset, size, req -> {
             try {
-                out[0] = put.send(req.headerValue());
+                T answer = put.send(req.headerValue());
+                String reply = answer.sdkHttpResponse().firstMatchingHeader(RdmaHeaderNames.REPLY).orElse("");
+                if (reply.equals("501")) {
+                    // declined with HTTP 200 (a gateway set for Cloudian-style clients): nothing was stored; the
+                    // reply, not the status, says so
+                    out[1] = declineReason(answer.sdkHttpResponse(), reply);
+                    return req.size();
+                }
+                out[0] = answer;
                 return req.size();
             } catch (AwsServiceException e) {
                 SdkHttpResponse http = e.awsErrorDetails() == null ? null : e.awsErrorDetails().sdkHttpResponse();

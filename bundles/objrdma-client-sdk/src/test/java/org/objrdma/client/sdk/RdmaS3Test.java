@@ -196,6 +196,36 @@ class RdmaS3Test {
         assertArrayEquals(data, httpGet("small"));
     }
 
+    /**
+     * A gateway with {@code rdma.declined.put=200} (for Cloudian-style clients) answers a declined PUT with HTTP 200,
+     * reply 501 and no ETag, and stores nothing: this client reads the reply, not the status, and PUTs again over HTTP.
+     */
+    @org.junit.jupiter.api.Test
+    void aDeclinedPutAnsweredWith200IsSentAgainOverHttp() throws Exception {
+        s3.close();
+        gw.close();
+        gw = new GatewayOnSocket(dir, new RdmaSettings(MIN_BYTES, 1 << 20)
+                .withDeclinedPut(RdmaSettings.DeclinedPut.STATUS_200));
+        s3 = gw.client(GatewayOnSocket.AK, GatewayOnSocket.SECRET);
+        byte[] data = random((int) MIN_BYTES - 1, 6);
+        try (RdmaS3 rdma = RdmaS3.create(s3, transport, RdmaProtocol.CUOBJ); ClientMemory mem = memory(4096)) {
+            fill(mem, data);
+            RdmaResult<PutObjectResponse> put = rdma.putObject(
+                    PutObjectRequest.builder().bucket("bkt").key("small200").build(), mem, 0, data.length);
+            assertEquals(RdmaProtocol.HTTP, put.path());
+            assertTrue(put.declineReason().contains("x-amz-rdma-reply: 501"), put.declineReason());
+            assertTrue(put.response().eTag() != null && !put.response().eTag().isBlank());
+            String upload = s3.createMultipartUpload(b -> b.bucket("bkt").key("mp200")).uploadId();
+            RdmaResult<software.amazon.awssdk.services.s3.model.UploadPartResponse> part = rdma.uploadPart(
+                    software.amazon.awssdk.services.s3.model.UploadPartRequest.builder().bucket("bkt").key("mp200")
+                            .uploadId(upload).partNumber(1).build(), mem, 0, data.length);
+            assertEquals(RdmaProtocol.HTTP, part.path());
+            assertTrue(part.response().eTag() != null && !part.response().eTag().isBlank());
+            s3.abortMultipartUpload(b -> b.bucket("bkt").key("mp200").uploadId(upload));
+        }
+        assertArrayEquals(data, httpGet("small200"));
+    }
+
     @ParameterizedTest
     @EnumSource(value = RdmaProtocol.class, names = {"CUOBJ", "RC"})
     void wrongSecretIsRefusedAndStoresNothing(RdmaProtocol protocol) throws Exception {

@@ -28,6 +28,10 @@ import org.objrdma.wire.TokenResult;
  * this gateway cannot serve the descriptor or the size is below {@code rdma.min.bytes}: a GET then answers
  * with the body, a PUT stores nothing.
  *
+ * <p>A token {@code rc:<session>:<addr>:<size>:<rkey>} names a cuObject-over-RC connection instead
+ * ({@link RcConnectionTable}): the same operations, the chunks moved on that connection's queue pair ({@link RcLane})
+ * for the principal the connection is bound to.
+ *
  * <p>Every transfer is made for the request's principal ({@link RdmaRequests#cuObjPrincipal}): the facade dials
  * the client's agent with that principal's agent key only, never a shared {@code agent.key}, so a descriptor
  * naming another principal's agent fails ({@code RDMATransferFailed}) and touches nothing there.
@@ -40,13 +44,25 @@ final class CuObjOperations {
     private CuObjOperations() {
     }
 
-    /** Where the bytes go or come from: the descriptor and the client span. */
-    private record Token(String descriptor, long remoteStart, long spanSize) {
+    /**
+     * Where the bytes go or come from: the descriptor and the client span; {@code rc} when the token names a
+     * cuObject-over-RC connection ({@code rc:...}) instead of a descriptor.
+     */
+    private record Token(String descriptor, long remoteStart, long spanSize, RcConnectionToken rc) {
     }
 
     private static Token token(Exchange x) throws S3Exception {
         RdmaRequests.requireSignedRdmaHeaders(x);
-        TokenResult<CuObjTokenHeader> parsed = CuObjTokenHeader.parse(x.header(RdmaHeaders.TOKEN).strip());
+        String header = x.header(RdmaHeaders.TOKEN).strip();
+        if (RcConnectionToken.names(header)) {
+            try {
+                RcConnectionToken rc = RcConnectionToken.parse(header);
+                return new Token(header, rc.address(), rc.size(), rc);
+            } catch (IllegalArgumentException e) {
+                throw new S3Exception(INVALID_TOKEN, 400, "The x-amz-rdma-token is malformed: " + e.getMessage());
+            }
+        }
+        TokenResult<CuObjTokenHeader> parsed = CuObjTokenHeader.parse(header);
         if (!parsed.isOk()) {
             throw new S3Exception(INVALID_TOKEN, 400, "The x-amz-rdma-token is malformed: " + parsed.detail());
         }
@@ -57,13 +73,38 @@ final class CuObjOperations {
             throw new S3Exception(INVALID_TOKEN, 400, "The x-amz-rdma-token's span [" + Long.toHexString(start) + ", +"
                     + size + ") is outside the region its descriptor names");
         }
-        return new Token(t.descriptor().format(), start, size);
+        return new Token(t.descriptor().format(), start, size, null);
     }
 
-    /** Why this request cannot go over cuObject, or null if it can. */
-    private static String declineReason(Exchange x, long length) {
+    /**
+     * The RC connection an {@code rc:} token names, bound to this request's principal and held for this request
+     * (release it with {@link RcConnectionTable#release}); null for a cuObject descriptor. Called after the request
+     * is authorized, so a refused request never binds a connection.
+     */
+    private static RcConnection acquire(Exchange x, Token t) throws S3Exception {
+        if (t.rc() == null) {
+            return null;
+        }
+        return table(x).acquire(t.rc().connection(), RdmaRequests.principal(x));
+    }
+
+    private static RcConnectionTable table(Exchange x) throws S3Exception {
+        if (x.rdma.rcConnections() instanceof RcConnectionTable table) {
+            return table;
+        }
+        throw new S3Exception(INVALID_TOKEN, 400, "The x-amz-rdma-token names an RC connection; this gateway serves none");
+    }
+
+    private static void release(Exchange x, RcConnection c) throws S3Exception {
+        if (c != null) {
+            table(x).release(c);
+        }
+    }
+
+    /** Why this request cannot go over cuObject (or its RC connection), or null if it can. */
+    private static String declineReason(Exchange x, long length, RcConnection rc) {
         CuObjServer server = x.rdma.cuObj().get();
-        if (server == null || !server.isConnected()) {
+        if (rc == null && (server == null || !server.isConnected())) {
             return "no cuObject transport is available";
         }
         if (x.rdma.staging().get() == null) {
@@ -78,20 +119,33 @@ final class CuObjOperations {
         return null;
     }
 
-    private static CuObjPipeline pipeline(Exchange x, Token t, long length) throws S3Exception, CuObjPipeline.Unavailable {
+    private static CuObjPipeline pipeline(Exchange x, Token t, long length, RcConnection rc)
+            throws S3Exception, CuObjPipeline.Unavailable {
         CuObjServer server = x.rdma.cuObj().get();
         StagingPool pool = x.rdma.staging().get();
-        if (server == null || pool == null) {
+        if (pool == null || rc == null && server == null) {
             throw new CuObjPipeline.Unavailable("the cuObject server or staging pool went away", false);
         }
-        CuObjPrincipal principal = RdmaRequests.cuObjPrincipal(x);
-        return CuObjPipeline.open(server, pool, principal, x.bucket + "/" + x.key, t.descriptor(), t.remoteStart(),
-                length, x.rdma.settings().chunkBytes());
+        String key = x.bucket + "/" + x.key;
+        ChunkLane lane = rc != null
+                ? new RcLane(rc, RdmaRequests.principal(x), key, t.remoteStart(), t.rc().rkey(),
+                        table(x).settings().transferTimeout())
+                : new FacadeLane(server, RdmaRequests.cuObjPrincipal(x), key, t.descriptor(), t.remoteStart());
+        return CuObjPipeline.open(lane, pool, length, x.rdma.settings().chunkBytes());
     }
 
     static void get(Exchange x) throws S3Exception, StoreException, IOException {
         Token t = token(x);
         x.authorize(StoreAction.GET_OBJECT);
+        RcConnection rc = acquire(x, t);
+        try {
+            get(x, t, rc);
+        } finally {
+            release(x, rc);
+        }
+    }
+
+    private static void get(Exchange x, Token t, RcConnection rc) throws S3Exception, StoreException, IOException {
         ObjectOperations.checkVersion(x);
         String partNumberParam = x.query.get("partNumber");
         String rangeHeader = x.header("Range");
@@ -105,13 +159,13 @@ final class CuObjOperations {
             ObjectInfo info = content.info();
             ObjectOperations.Span span = partNumber > 0 ? ObjectOperations.Span.of(content.part(partNumber), info)
                     : ObjectOperations.Span.of(ByteRange.resolve(rangeHeader, info.size()), info);
-            declined = declineReason(x, span.length());
+            declined = declineReason(x, span.length(), rc);
             if (declined == null) {
                 if (span.length() > t.spanSize()) {
                     throw new S3Exception(INVALID_TOKEN, 400, "The x-amz-rdma-token names " + t.spanSize()
                             + " bytes of client memory, the object range is " + span.length() + " bytes");
                 }
-                declined = sendOverRdma(x, t, content, info, span, partNumber);
+                declined = sendOverRdma(x, t, rc, content, info, span, partNumber);
             }
         }
         if (declined != null) {
@@ -123,10 +177,10 @@ final class CuObjOperations {
     }
 
     /** Null when sent, the decline reason when the facade says it cannot serve this descriptor. */
-    private static String sendOverRdma(Exchange x, Token t, ObjectContent content, ObjectInfo info,
+    private static String sendOverRdma(Exchange x, Token t, RcConnection rc, ObjectContent content, ObjectInfo info,
             ObjectOperations.Span span, int partNumber) throws S3Exception, StoreException, IOException {
         long moved;
-        try (CuObjPipeline p = pipeline(x, t, span.length())) {
+        try (CuObjPipeline p = pipeline(x, t, span.length(), rc)) {
             moved = p.sendFrom(content, span.offset());
         } catch (CuObjPipeline.Unavailable e) {
             if (e.busy) {
@@ -187,10 +241,35 @@ final class CuObjOperations {
         return t.spanSize();
     }
 
-    private static S3Exception decline(Exchange x, String reason) {
+    /** A PUT or UploadPart declined before anything was stored; answered by {@link #answerDeclined}. */
+    private static final class Declined extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Declined(String reason) {
+            super(reason, null, false, false);
+        }
+    }
+
+    private static Declined decline(Exchange x, String reason) {
+        return new Declined(reason);
+    }
+
+    /**
+     * The answer to a declined PUT or UploadPart (nothing was stored): {@code x-amz-rdma-reply: 501} always, with
+     * HTTP {@code 501 NotImplemented} or, with {@code rdma.declined.put=200} (Cloudian-style clients, which fall back
+     * to HTTP only on a 2xx whose reply is not 200), HTTP {@code 200} without an {@code ETag}.
+     */
+    private static void answerDeclined(Exchange x, Declined d) throws S3Exception, IOException {
         x.response.header(RdmaHeaders.REPLY, "501");
-        return new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, "RDMA declined, nothing was stored (retry over HTTP): "
-                + reason);
+        x.response.header("x-amz-rdma-decline-reason", d.getMessage());
+        if (x.rdma.settings().declinedPut() == org.objrdma.s3.rdma.RdmaSettings.DeclinedPut.STATUS_200) {
+            x.response.header(RdmaHeaders.BYTES_TRANSFERRED, "0");
+            x.response.header(RdmaHeaders.BYTES, "0");
+            x.sendEmpty(200);
+            return;
+        }
+        throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, "RDMA declined, nothing was stored (retry over HTTP): "
+                + d.getMessage());
     }
 
     /** A put of the bytes that arrive by RDMA; null when declined before any byte moved. */
@@ -199,12 +278,22 @@ final class CuObjOperations {
     }
 
     private static <T> T receive(Exchange x, Token t, long length, Commit<T> commit)
-            throws S3Exception, StoreException, IOException {
-        String reason = declineReason(x, length);
+            throws S3Exception, StoreException, IOException, Declined {
+        RcConnection rc = acquire(x, t);
+        try {
+            return receive(x, t, rc, length, commit);
+        } finally {
+            release(x, rc);
+        }
+    }
+
+    private static <T> T receive(Exchange x, Token t, RcConnection rc, long length, Commit<T> commit)
+            throws S3Exception, StoreException, IOException, Declined {
+        String reason = declineReason(x, length, rc);
         if (reason != null) {
             throw decline(x, reason);
         }
-        try (CuObjPipeline p = pipeline(x, t, length)) {
+        try (CuObjPipeline p = pipeline(x, t, length, rc)) {
             InputStream in = p.receiver();
             try {
                 return commit.store(in, length, Bodies.arrived(x, in, length));
@@ -233,8 +322,14 @@ final class CuObjOperations {
         // S3's conditional write holds on the RDMA PUT as on the plain one (refused before any byte moves
         // when the store cannot keep it)
         org.objrdma.api.store.WriteCondition condition = ConditionalWrites.of(x);
-        PutResult result = receive(x, t, length, (in, n, checks) -> x.store.put(x.bucket, x.key, in, n,
-                new PutOptions(Attributes.from(x.request), checks.checksums(), checks.verifier(), condition)));
+        PutResult result;
+        try {
+            result = receive(x, t, length, (in, n, checks) -> x.store.put(x.bucket, x.key, in, n,
+                    new PutOptions(Attributes.from(x.request), checks.checksums(), checks.verifier(), condition)));
+        } catch (Declined d) {
+            answerDeclined(x, d);
+            return;
+        }
         replyPut(x, result.etag(), result.checksums(), length);
     }
 
@@ -243,8 +338,14 @@ final class CuObjOperations {
         x.authorize(StoreAction.PUT_OBJECT);
         int n = MultipartOperations.partNumber(x);
         long length = putLength(x, t);
-        PartInfo part = receive(x, t, length, (in, len, checks) -> x.store.uploadPart(x.bucket, x.key, uploadId, n,
-                in, len, PutOptions.DEFAULT.withChecksums(checks.checksums()).withVerifier(checks.verifier())));
+        PartInfo part;
+        try {
+            part = receive(x, t, length, (in, len, checks) -> x.store.uploadPart(x.bucket, x.key, uploadId, n,
+                    in, len, PutOptions.DEFAULT.withChecksums(checks.checksums()).withVerifier(checks.verifier())));
+        } catch (Declined d) {
+            answerDeclined(x, d);
+            return;
+        }
         replyPut(x, part.etag(), part.checksums(), length);
     }
 

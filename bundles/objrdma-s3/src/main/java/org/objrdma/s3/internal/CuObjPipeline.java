@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -16,22 +15,19 @@ import org.objrdma.api.staging.StagingStatus;
 import org.objrdma.api.store.ObjectContent;
 import org.objrdma.api.store.StoreException;
 import org.objrdma.cuobj.CuObj;
-import org.objrdma.cuobj.CuObjPrincipal;
-import org.objrdma.cuobj.CuObjServer;
-import org.objrdma.cuobj.RdmaBuffer;
 import org.objrdma.wire.Errno;
 
 /**
- * One cuObject transfer through the staging pool: two staging buffers registered with the facade, the object
+ * One cuObject transfer through the staging pool: two staging buffers made usable on a {@link ChunkLane} (the
+ * facade, or an RC connection's queue pair), the object
  * moved in chunks of at most {@code chunk} bytes, the next chunk staged (GET: read from the store straight into
- * the buffer, both buffers' writes in flight; PUT: handed to the store) while the previous one moves. Owns its leases, registrations and facade channel and closes them
+ * the buffer, both buffers' writes in flight; PUT: handed to the store) while the previous one moves. Owns its leases and its lane and closes them
  * in {@link #close()} (reverse order, idempotent), after any transfer still moving has ended.
  */
 final class CuObjPipeline implements AutoCloseable {
 
     /** The facade's calls block until their completion; one virtual thread per moving chunk. */
     private static final ExecutorService MOVERS = Executors.newVirtualThreadPerTaskExecutor();
-    private static final Duration BORROW_WAIT = Duration.ofSeconds(5);
 
     /** The facade refused or the transfer failed; {@code moved} bytes had moved before. */
     static final class Failure extends Exception {
@@ -65,50 +61,34 @@ final class CuObjPipeline implements AutoCloseable {
         }
     }
 
-    private final CuObjServer server;
-    private final CuObjPrincipal principal;
-    private final String key;
-    private final String descriptor;
-    private final long remoteStart;
+    private final ChunkLane lane;
     private final long length;
     private final int chunk;
     private final StagingLease[] leases = new StagingLease[2];
-    private final RdmaBuffer[] buffers = new RdmaBuffer[2];
-    private int channel = CuObj.INVALID_CHANNEL_ID;
     /** PUT: the chunk being read from the client. */
     private CompletableFuture<Long> moving;
     /** GET: the chunks being written to the client, oldest first. */
     private final ArrayDeque<CompletableFuture<Long>> inFlight = new ArrayDeque<>(2);
     private boolean closed;
 
-    private CuObjPipeline(CuObjServer server, CuObjPrincipal principal, String key, String descriptor, long remoteStart,
-            long length, int chunk) {
-        this.server = server;
-        this.principal = principal;
-        this.key = key;
-        this.descriptor = descriptor;
-        this.remoteStart = remoteStart;
+    private CuObjPipeline(ChunkLane lane, long length, int chunk) {
+        this.lane = lane;
         this.length = length;
         this.chunk = chunk;
     }
 
-    /** The agent is dialed with {@code principal}'s key; its staging is charged to {@code principal.id()}. */
-    static CuObjPipeline open(CuObjServer server, StagingPool pool, CuObjPrincipal principal, String key,
-            String descriptor, long remoteStart, long length, long chunkBytes) throws Unavailable {
+    /**
+     * A pipeline over {@code lane}, which it owns from here on (closed with it, also when this fails). Staging is
+     * borrowed through the lane (the facade's lane charges the request principal).
+     */
+    static CuObjPipeline open(ChunkLane lane, StagingPool pool, long length, long chunkBytes) throws Unavailable {
         int chunk = (int) Math.min(Math.min(chunkBytes, length), Math.min(pool.maxBufferSize(), CuObj.MAX_TRANSFER_SIZE));
-        CuObjPipeline p = new CuObjPipeline(server, principal, key, descriptor, remoteStart, length, chunk);
+        CuObjPipeline p = new CuObjPipeline(lane, length, chunk);
         try {
             int count = length > chunk ? 2 : 1;
             for (int i = 0; i < count; i++) {
-                p.leases[i] = pool.borrow(chunk, principal.id(), "cuobj " + key, BORROW_WAIT);
-                p.buffers[i] = server.registerBuffer(p.leases[i].segment(), chunk);
-                if (p.buffers[i] == null) {
-                    throw new Unavailable("the cuObject server could not register a staging buffer", false);
-                }
-            }
-            p.channel = server.allocateChannelId();
-            if (p.channel == CuObj.INVALID_CHANNEL_ID) {
-                throw new Unavailable("every cuObject channel is in use", true);
+                p.leases[i] = lane.borrow(pool, chunk);
+                lane.attach(i, p.leases[i]);
             }
             return p;
         } catch (StagingException e) {
@@ -168,11 +148,9 @@ final class CuObjPipeline implements AutoCloseable {
     }
 
     private CompletableFuture<Long> move(boolean get, int slot, long at, int n) {
-        RdmaBuffer buf = buffers[slot];
         return CompletableFuture.supplyAsync(() -> {
             int[] status = new int[1];
-            long r = get ? server.handleGetObject(principal, key, buf, remoteStart + at, n, descriptor, channel, 0, status, null)
-                    : server.handlePutObject(principal, key, buf, remoteStart + at, n, descriptor, channel, 0, status, null);
+            long r = lane.move(get, slot, at, n, status);
             // the status rides in the upper half of a failure so one future carries both
             return r >= 0 ? r : (r & 0xFFFF_FFFFL) | ((long) status[0] << 32) | Long.MIN_VALUE;
         }, MOVERS);
@@ -284,13 +262,8 @@ final class CuObjPipeline implements AutoCloseable {
             moving.join();
             moving = null;
         }
-        if (channel != CuObj.INVALID_CHANNEL_ID) {
-            server.freeChannelId(channel);
-        }
+        lane.close();
         for (int i = 1; i >= 0; i--) {
-            if (buffers[i] != null) {
-                server.deRegisterBuffer(buffers[i]);
-            }
             if (leases[i] != null) {
                 leases[i].release();
             }

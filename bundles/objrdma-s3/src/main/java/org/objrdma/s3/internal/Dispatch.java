@@ -22,4 +22,15 @@ public final class Dispatch {
             throws S3Exception, StoreException, IOException {
         Router.route(new Exchange(request, response, query, auth, bucket, key, store, settings, rdma));
     }
+
+    /** True for the unsigned routes of cuObject over RC ({@code /.s3rdma-rc/...}), served without authentication. */
+    public static boolean isUnsignedRoute(String bucket) {
+        return RcConnectionRoutes.BUCKET.equals(bucket);
+    }
+
+    /** Serves an unsigned route ({@link #isUnsignedRoute}): connect or disconnect an RC connection. */
+    public static void serveUnsigned(S3Request request, S3Response response, String key, RdmaServices rdma)
+            throws S3Exception, IOException {
+        RcConnectionRoutes.route(request, response, key, rdma);
+    }
 }

@@ -16,9 +16,11 @@ import org.objrdma.cuobj.CuObjServer;
  * @param staging  the staging pool the cuObject path borrows its buffers from, or null
  * @param cuObj    the cuObject server facade, or null
  * @param settings thresholds and chunk size
+ * @param rcConnections the cuObject-over-RC connections ({@code /.s3rdma-rc/*}, {@code rc:} tokens), or
+ *                      {@link RcConnections#NONE}; since 1.2.0
  */
 public record RdmaServices(Supplier<SessionManager> sessions, Supplier<StagingPool> staging,
-        Supplier<CuObjServer> cuObj, RdmaSettings settings) {
+        Supplier<CuObjServer> cuObj, RdmaSettings settings, RcConnections rcConnections) {
 
     /** No RDMA services: plain S3; every RDMA request is declined or answered 503. */
     public static final RdmaServices NONE = new RdmaServices(() -> null, () -> null, () -> null, RdmaSettings.DEFAULTS);
@@ -28,6 +30,13 @@ public record RdmaServices(Supplier<SessionManager> sessions, Supplier<StagingPo
         Objects.requireNonNull(staging, "staging");
         Objects.requireNonNull(cuObj, "cuObj");
         Objects.requireNonNull(settings, "settings");
+        Objects.requireNonNull(rcConnections, "rcConnections");
+    }
+
+    /** Without cuObject-over-RC connections ({@link RcConnections#NONE}). */
+    public RdmaServices(Supplier<SessionManager> sessions, Supplier<StagingPool> staging, Supplier<CuObjServer> cuObj,
+            RdmaSettings settings) {
+        this(sessions, staging, cuObj, settings, RcConnections.NONE);
     }
 
     /** Fixed services (tests, a host store that owns them). */

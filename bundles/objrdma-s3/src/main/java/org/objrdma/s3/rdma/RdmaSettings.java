@@ -20,9 +20,11 @@ import java.util.Objects;
  * @param forwardReadTimeout    how long a forwarding node waits for each read of the owner's answer
  *                              ({@code rdma.forward.read.timeout.ms}, 1 ms .. 1 h); must exceed the owner's
  *                              {@code exec.timeout.ms}, since a READY answers when the data phase ends; since 1.1.0
+ * @param declinedPut           how a declined cuObject PUT or UploadPart answers ({@code rdma.declined.put}): either
+ *                              way nothing is stored and the reply header is {@code 501}; since 1.2.0
  */
 public record RdmaSettings(long minBytes, long chunkBytes, ForeignSessions foreignSessions,
-        Duration forwardConnectTimeout, Duration forwardReadTimeout) {
+        Duration forwardConnectTimeout, Duration forwardReadTimeout, DeclinedPut declinedPut) {
 
     public static final Duration DEFAULT_FORWARD_CONNECT_TIMEOUT = Duration.ofSeconds(2);
     public static final Duration DEFAULT_FORWARD_READ_TIMEOUT = Duration.ofSeconds(60);
@@ -48,6 +50,38 @@ public record RdmaSettings(long minBytes, long chunkBytes, ForeignSessions forei
         }
     }
 
+    /**
+     * The HTTP status of a declined cuObject PUT or UploadPart. The clients of the field disagree: NVIDIA's contract
+     * (cuobj.md §10.3), objrdma's own client and MinIO-style clients read an HTTP error as "not stored"; a
+     * Cloudian-style client falls back to HTTP only on an HTTP 2xx whose {@code x-amz-rdma-reply} is not {@code 200}
+     * and fails the PUT on anything else.
+     */
+    public enum DeclinedPut {
+        /** {@code 501 NotImplemented} with {@code x-amz-rdma-reply: 501} (the default). */
+        STATUS_501,
+        /**
+         * {@code 200} with {@code x-amz-rdma-reply: 501}, no {@code ETag} and {@code x-amz-rdma-bytes-transferred: 0}:
+         * for Cloudian-style clients. A client that reads the HTTP status only would take it for a stored object.
+         */
+        STATUS_200;
+
+        /** {@code 501} or {@code 200}; anything else names the property. */
+        public static DeclinedPut parse(String value) {
+            String v = value == null ? "" : value.strip();
+            return switch (v) {
+                case "501" -> STATUS_501;
+                case "200" -> STATUS_200;
+                default -> throw new IllegalArgumentException("rdma.declined.put must be 501 or 200, was '" + value + "'");
+            };
+        }
+    }
+
+    /** As the canonical constructor, a declined PUT answering {@code 501}. */
+    public RdmaSettings(long minBytes, long chunkBytes, ForeignSessions foreignSessions,
+            Duration forwardConnectTimeout, Duration forwardReadTimeout) {
+        this(minBytes, chunkBytes, foreignSessions, forwardConnectTimeout, forwardReadTimeout, DeclinedPut.STATUS_501);
+    }
+
     /** Redirect mode with the default forwarding timeouts. */
     public RdmaSettings(long minBytes, long chunkBytes) {
         this(minBytes, chunkBytes, ForeignSessions.REDIRECT, DEFAULT_FORWARD_CONNECT_TIMEOUT,
@@ -62,6 +96,7 @@ public record RdmaSettings(long minBytes, long chunkBytes, ForeignSessions forei
             throw new IllegalArgumentException("rdma.chunk.bytes must be 4096 .. 1073741824, was " + chunkBytes);
         }
         Objects.requireNonNull(foreignSessions, "rdma.foreign.sessions");
+        Objects.requireNonNull(declinedPut, "rdma.declined.put");
         checkTimeout("rdma.forward.connect.timeout.ms", forwardConnectTimeout, Duration.ofSeconds(60));
         checkTimeout("rdma.forward.read.timeout.ms", forwardReadTimeout, Duration.ofHours(1));
     }
@@ -75,6 +110,11 @@ public record RdmaSettings(long minBytes, long chunkBytes, ForeignSessions forei
 
     /** The same settings with another foreign-session mode and timeouts. */
     public RdmaSettings withForeignSessions(ForeignSessions mode, Duration connectTimeout, Duration readTimeout) {
-        return new RdmaSettings(minBytes, chunkBytes, mode, connectTimeout, readTimeout);
+        return new RdmaSettings(minBytes, chunkBytes, mode, connectTimeout, readTimeout, declinedPut);
+    }
+
+    /** The same settings with another answer to a declined PUT. */
+    public RdmaSettings withDeclinedPut(DeclinedPut mode) {
+        return new RdmaSettings(minBytes, chunkBytes, foreignSessions, forwardConnectTimeout, forwardReadTimeout, mode);
     }
 }

@@ -5,8 +5,11 @@
  * {@code POST /.hipobj-rc/*} routes). A host store's own HTTP stack passes an {@code RdmaServices} to
  * {@link org.objrdma.s3.S3Gateway} and gets both protocols.
  *
+ * <p>1.2.0: {@link org.objrdma.s3.rdma.RcConnections} and {@link org.objrdma.s3.rdma.RcConnectionSettings}
+ * (cuObject over RC connections, {@code POST /.s3rdma-rc/*}); {@link org.objrdma.s3.rdma.RdmaSettings#declinedPut}.
+ *
  * <p>1.1.0: {@link org.objrdma.s3.rdma.RdmaSettings#foreignSessions} (redirect or forward a foreign session).
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("1.2.0")
 package org.objrdma.s3.rdma;

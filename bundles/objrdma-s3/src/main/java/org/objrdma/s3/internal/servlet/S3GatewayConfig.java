@@ -65,6 +65,39 @@ public @interface S3GatewayConfig {
             + "Default 60000.")
     long rdma_forward_read_timeout_ms() default 60000L;
 
+    @AttributeDefinition(name = "Declined PUT status", description = "The HTTP status of a declined cuObject PUT or "
+            + "UploadPart (nothing is stored either way, x-amz-rdma-reply is 501): 501 (NotImplemented; objrdma's client, "
+            + "NVIDIA's contract, MinIO-style clients) or 200 (no ETag; Cloudian-style clients, which fall back to HTTP "
+            + "only on a 2xx whose reply is not 200). Default 501.",
+            options = { @Option(label = "501", value = "501"), @Option(label = "200", value = "200") })
+    String rdma_declined_put() default "501";
+
+    @AttributeDefinition(name = "RC connections", description = "cuObject over RC (POST /.s3rdma-rc/connect, "
+            + "unsigned): most connections open at once, each a queue pair of the verbs transport. 1 to 65536; past it "
+            + "connect answers 503. Default 1024.")
+    int rdma_rc_max_connections() default 1024;
+
+    @AttributeDefinition(name = "RC connections per source", description = "Most RC connections open at once from "
+            + "one source IP address, 1 to rdma.rc.max.connections; past it 503. Default 64.")
+    int rdma_rc_max_connections_per_source() default 64;
+
+    @AttributeDefinition(name = "RC idle timeout (ms)", description = "An RC connection without a request for this "
+            + "long is ended (its queue pair closed), 1000 to 3600000. Default 300000.")
+    long rdma_rc_idle_timeout_ms() default 300_000L;
+
+    @AttributeDefinition(name = "RC unbound timeout (ms)", description = "An RC connection no signed object request "
+            + "has used is ended after this long, 1000 to rdma.rc.idle.timeout.ms. Default 60000.")
+    long rdma_rc_unbound_timeout_ms() default 60_000L;
+
+    @AttributeDefinition(name = "RC transfer timeout (ms)", description = "How long one chunk's RDMA READ or WRITE "
+            + "on an RC connection may take; past it the request fails (nothing stored) and the connection ends. "
+            + "100 to 600000. Default 30000.")
+    long rdma_rc_transfer_timeout_ms() default 30_000L;
+
+    @AttributeDefinition(name = "RC transport filter", description = "LDAP filter selecting the transport RC "
+            + "connections are made on. Default: a verbs RC transport.")
+    String rcTransport_target() default "(objrdma.transport.endpoint.kind=verbs-rc)";
+
     @AttributeDefinition(name = "Store filter", description = "LDAP filter selecting the ObjectStore service. "
             + "Default: any.")
     String store_target() default "(objectClass=org.objrdma.api.store.ObjectStore)";

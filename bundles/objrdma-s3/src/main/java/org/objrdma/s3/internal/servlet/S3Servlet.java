@@ -14,6 +14,9 @@ import org.objrdma.api.telemetry.Latency;
 import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.s3.S3Gateway;
 import org.objrdma.s3.S3Settings;
+import org.objrdma.api.transport.Transport;
+import org.objrdma.s3.internal.RcConnectionTable;
+import org.objrdma.s3.rdma.RcConnectionSettings;
 import org.objrdma.s3.rdma.RdmaServices;
 import org.objrdma.s3.rdma.RdmaSettings;
 import org.objrdma.api.session.SessionManager;
@@ -24,6 +27,7 @@ import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.component.annotations.ReferencePolicyOption;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
 import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
@@ -70,6 +74,27 @@ public final class S3Servlet extends HttpServlet {
             policyOption = ReferencePolicyOption.GREEDY)
     private transient volatile CuObjServer cuObj;
 
+    // cuObject over RC: the connections outlive a reconfigured gateway; closed when the component stops
+    private transient volatile Transport rcTransport;
+    private transient RcConnectionTable rcConnections;
+
+    @Reference(name = "rcTransport", service = Transport.class, cardinality = ReferenceCardinality.OPTIONAL,
+            policy = ReferencePolicy.DYNAMIC, policyOption = ReferencePolicyOption.GREEDY,
+            target = "(objrdma.transport.endpoint.kind=verbs-rc)")
+    void bindRcTransport(Transport t) {
+        rcTransport = t;
+    }
+
+    void unbindRcTransport(Transport t) {
+        if (rcTransport == t) {
+            rcTransport = null;
+        }
+        RcConnectionTable table = rcConnections;
+        if (table != null) {
+            table.endAllOn(t);
+        }
+    }
+
     // replaced whole by a configuration change; a request in flight finishes on the one it started with
     private transient volatile S3Gateway gateway;
 
@@ -77,6 +102,7 @@ public final class S3Servlet extends HttpServlet {
     void activate(S3GatewayConfig config) {
         S3Settings settings = settings(config);
         RdmaSettings rdmaSettings = rdmaSettings(config);
+        rcConnections = new RcConnectionTable(() -> rcTransport, rcConnectionSettings(config));
         gateway = newGateway(settings, rdmaSettings);
         LOG.info("S3 gateway serving store '{}' at the HTTP Whiteboard root: region {}, {}", store.name(),
                 settings.region(), settings.virtualHostDomain().isEmpty() ? "path style"
@@ -93,22 +119,31 @@ public final class S3Servlet extends HttpServlet {
     void modified(S3GatewayConfig config) {
         S3Settings settings;
         RdmaSettings rdmaSettings;
+        RcConnectionSettings rcSettings;
         try {
             settings = settings(config);
             rdmaSettings = rdmaSettings(config);
+            rcSettings = rcConnectionSettings(config);
         } catch (IllegalArgumentException e) {
             LOG.error("Configuration of org.objrdma.s3 refused, the gateway keeps its previous settings: {}",
                     e.getMessage());
             return;
         }
         S3Gateway previous = gateway;
+        rcConnections.settings(rcSettings);
         gateway = newGateway(settings, rdmaSettings);
         LOG.info("org.objrdma.s3 reconfigured live: {} -> {}, {}", previous.settings(), settings, rdmaSettings);
     }
 
     private S3Gateway newGateway(S3Settings settings, RdmaSettings rdmaSettings) {
         return new S3Gateway(store, settings, Clock.systemUTC(),
-                new RdmaServices(() -> sessions, () -> staging, () -> cuObj, rdmaSettings), this::countErrorCode);
+                new RdmaServices(() -> sessions, () -> staging, () -> cuObj, rdmaSettings, rcConnections),
+                this::countErrorCode);
+    }
+
+    @Deactivate
+    void deactivate() {
+        rcConnections.close();
     }
 
     /** The gateway the next request is served by. */
@@ -133,7 +168,15 @@ public final class S3Servlet extends HttpServlet {
     static RdmaSettings rdmaSettings(S3GatewayConfig c) {
         return new RdmaSettings(c.rdma_min_bytes(), c.rdma_chunk_bytes(),
                 RdmaSettings.ForeignSessions.parse(c.rdma_foreign_sessions()),
-                Duration.ofMillis(c.rdma_forward_connect_timeout_ms()), Duration.ofMillis(c.rdma_forward_read_timeout_ms()));
+                Duration.ofMillis(c.rdma_forward_connect_timeout_ms()), Duration.ofMillis(c.rdma_forward_read_timeout_ms()),
+                RdmaSettings.DeclinedPut.parse(c.rdma_declined_put()));
+    }
+
+    /** @throws IllegalArgumentException naming the bad property */
+    static RcConnectionSettings rcConnectionSettings(S3GatewayConfig c) {
+        return new RcConnectionSettings(c.rdma_rc_max_connections(), c.rdma_rc_max_connections_per_source(),
+                Duration.ofMillis(c.rdma_rc_idle_timeout_ms()), Duration.ofMillis(c.rdma_rc_unbound_timeout_ms()),
+                Duration.ofMillis(c.rdma_rc_transfer_timeout_ms()));
     }
 
     private void countErrorCode(String code) {

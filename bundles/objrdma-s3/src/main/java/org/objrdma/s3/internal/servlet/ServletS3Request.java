@@ -52,6 +52,12 @@ final class ServletS3Request implements S3Request {
     }
 
     @Override
+    public String remoteAddress() {
+        String a = request.getRemoteAddr();
+        return a == null ? "" : a;
+    }
+
+    @Override
     public InputStream body() throws IOException {
         return new ContainerBodyInputStream(request.getInputStream());
     }

@@ -28,7 +28,25 @@ class S3ServletSettingsTest {
 
     private static S3GatewayConfig config(String region, String domain, long skew, int xml, long put, long rdmaMin,
             long rdmaChunk, String foreignSessions, long connectMs, long readMs) {
+        return config(region, domain, skew, xml, put, rdmaMin, rdmaChunk, foreignSessions, connectMs, readMs, "501",
+                new long[] {1024, 64, 300_000, 60_000, 30_000});
+    }
+
+    /** {@code rc}: rdma.rc.max.connections, .per.source, idle, unbound and transfer timeouts (ms). */
+    private static S3GatewayConfig rc(String declinedPut, long... rc) {
+        return config("us-east-1", "", 900, 3 << 20, 5L << 30, 1, 8L << 20, "redirect", 2000, 60000, declinedPut, rc);
+    }
+
+    private static S3GatewayConfig config(String region, String domain, long skew, int xml, long put, long rdmaMin,
+            long rdmaChunk, String foreignSessions, long connectMs, long readMs, String declinedPut, long[] rc) {
         return new S3GatewayConfig() {
+            @Override public String rdma_declined_put() { return declinedPut; }
+            @Override public int rdma_rc_max_connections() { return (int) rc[0]; }
+            @Override public int rdma_rc_max_connections_per_source() { return (int) rc[1]; }
+            @Override public long rdma_rc_idle_timeout_ms() { return rc[2]; }
+            @Override public long rdma_rc_unbound_timeout_ms() { return rc[3]; }
+            @Override public long rdma_rc_transfer_timeout_ms() { return rc[4]; }
+            @Override public String rcTransport_target() { return "(objectClass=*)"; }
             @Override public Class<? extends Annotation> annotationType() { return S3GatewayConfig.class; }
             @Override public String region() { return region; }
             @Override public String virtual_host_domain() { return domain; }
@@ -99,5 +117,40 @@ class S3ServletSettingsTest {
                 foreign("forward", 60001, 60000))).getMessage().contains("rdma.forward.connect.timeout.ms"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> S3Servlet.rdmaSettings(
                 foreign("forward", 2000, -5))).getMessage().contains("rdma.forward.read.timeout.ms"));
+    }
+
+    @Test
+    void declinedPutDefaultsTo501AndTakes200() {
+        assertEquals(RdmaSettings.DeclinedPut.STATUS_501, S3Servlet.rdmaSettings(rc("501", 1024, 64, 300_000, 60_000,
+                30_000)).declinedPut());
+        assertEquals(RdmaSettings.DeclinedPut.STATUS_200, S3Servlet.rdmaSettings(rc(" 200 ", 1024, 64, 300_000, 60_000,
+                30_000)).declinedPut());
+        for (String bad : new String[] {"404", "", "cloudian"}) {
+            String m = assertThrows(IllegalArgumentException.class, () -> S3Servlet.rdmaSettings(rc(bad, 1024, 64,
+                    300_000, 60_000, 30_000))).getMessage();
+            assertTrue(m.contains("rdma.declined.put") && m.contains("'" + bad + "'"), m);
+        }
+    }
+
+    @Test
+    void rcConnectionDefaultsAndBadValuesNameTheirProperty() {
+        assertEquals(org.objrdma.s3.rdma.RcConnectionSettings.DEFAULTS,
+                S3Servlet.rcConnectionSettings(rc("501", 1024, 64, 300_000, 60_000, 30_000)));
+        String[][] rows = {
+            {"0,1,300000,60000,30000", "rdma.rc.max.connections"},
+            {"65537,1,300000,60000,30000", "rdma.rc.max.connections"},
+            {"10,0,300000,60000,30000", "rdma.rc.max.connections.per.source"},
+            {"10,11,300000,60000,30000", "rdma.rc.max.connections.per.source"},
+            {"10,5,999,999,30000", "rdma.rc.idle.timeout.ms"},
+            {"10,5,300000,300001,30000", "rdma.rc.unbound.timeout.ms"},
+            {"10,5,300000,60000,99", "rdma.rc.transfer.timeout.ms"},
+            {"10,5,300000,60000,600001", "rdma.rc.transfer.timeout.ms"},
+        };
+        for (String[] row : rows) {
+            long[] v = java.util.Arrays.stream(row[0].split(",")).mapToLong(Long::parseLong).toArray();
+            String m = assertThrows(IllegalArgumentException.class,
+                    () -> S3Servlet.rcConnectionSettings(rc("501", v))).getMessage();
+            assertTrue(m.contains(row[1]), row[0] + ": " + m);
+        }
     }
 }
