@@ -304,7 +304,7 @@ public final class RdmaS3 implements AutoCloseable {
         long moved = agent().put(memory, memoryOffset, size, req -> {
             try {
                 T answer = put.send(req.headerValue());
-                String reply = answer.sdkHttpResponse().firstMatchingHeader(RdmaHeaderNames.REPLY).orElse("");
+                String reply = answer.sdkHttpResponse().firstMatchingHeader(RdmaHeaders.REPLY).orElse("");
                 if (reply.equals("501")) {
                     // declined with HTTP 200 (a gateway set for Cloudian-style clients): nothing was stored; the
                     // reply, not the status, says so

@@ -261,7 +261,7 @@ final class CuObjOperations {
      */
     private static void answerDeclined(Exchange x, Declined d) throws S3Exception, IOException {
         x.response.header(RdmaHeaders.REPLY, "501");
-        x.response.header("x-amz-rdma-decline-reason", d.getMessage());
+        x.response.header(org.objrdma.wire.RdmaHeaders.DECLINE_REASON, d.getMessage());
         if (x.rdma.settings().declinedPut() == org.objrdma.s3.rdma.RdmaSettings.DeclinedPut.STATUS_200) {
             x.response.header(RdmaHeaders.BYTES_TRANSFERRED, "0");
             x.response.header(RdmaHeaders.BYTES, "0");
