@@ -20,9 +20,11 @@ import java.util.Objects;
  * @param forwardReadTimeout    how long a forwarding node waits for each read of the owner's answer
  *                              ({@code rdma.forward.read.timeout.ms}, 1 ms .. 1 h); must exceed the owner's
  *                              {@code exec.timeout.ms}, since a READY answers when the data phase ends; since 1.1.0
+ * @param rcStatusStyle         which HTTP statuses the hipobj-rc-v2 routes answer where versitygw's routes and
+ *                              hipObject's reference server differ ({@code rdma.rc.status.style}); since 1.2.0
  */
 public record RdmaSettings(long minBytes, long chunkBytes, ForeignSessions foreignSessions,
-        Duration forwardConnectTimeout, Duration forwardReadTimeout) {
+        Duration forwardConnectTimeout, Duration forwardReadTimeout, RcStatusStyle rcStatusStyle) {
 
     public static final Duration DEFAULT_FORWARD_CONNECT_TIMEOUT = Duration.ofSeconds(2);
     public static final Duration DEFAULT_FORWARD_READ_TIMEOUT = Duration.ofSeconds(60);
@@ -48,6 +50,34 @@ public record RdmaSettings(long minBytes, long chunkBytes, ForeignSessions forei
         }
     }
 
+    /**
+     * The two conventions for the same hipobj-rc-v2 failures (see the objrdma-s3 README, "hipobj-rc-v2 status
+     * codes"): every other answer is the same in both.
+     */
+    public enum RcStatusStyle {
+        /** versitygw's routes: unknown session 404, cookie mismatch 404, limit 429, timeout 504, transfer 502. */
+        OBJRDMA,
+        /** hipObject's reference server: unknown session 409, cookie mismatch 403, limit 503, timeout 408, transfer 500. */
+        HIPOBJ;
+
+        /** {@code objrdma} or {@code hipobj}, any case; anything else names the property. */
+        public static RcStatusStyle parse(String value) {
+            String v = value == null ? "" : value.strip().toLowerCase(Locale.ROOT);
+            return switch (v) {
+                case "objrdma" -> OBJRDMA;
+                case "hipobj" -> HIPOBJ;
+                default -> throw new IllegalArgumentException(
+                        "rdma.rc.status.style must be objrdma or hipobj, was '" + value + "'");
+            };
+        }
+    }
+
+    /** The objrdma status style. */
+    public RdmaSettings(long minBytes, long chunkBytes, ForeignSessions foreignSessions,
+            Duration forwardConnectTimeout, Duration forwardReadTimeout) {
+        this(minBytes, chunkBytes, foreignSessions, forwardConnectTimeout, forwardReadTimeout, RcStatusStyle.OBJRDMA);
+    }
+
     /** Redirect mode with the default forwarding timeouts. */
     public RdmaSettings(long minBytes, long chunkBytes) {
         this(minBytes, chunkBytes, ForeignSessions.REDIRECT, DEFAULT_FORWARD_CONNECT_TIMEOUT,
@@ -64,6 +94,7 @@ public record RdmaSettings(long minBytes, long chunkBytes, ForeignSessions forei
         Objects.requireNonNull(foreignSessions, "rdma.foreign.sessions");
         checkTimeout("rdma.forward.connect.timeout.ms", forwardConnectTimeout, Duration.ofSeconds(60));
         checkTimeout("rdma.forward.read.timeout.ms", forwardReadTimeout, Duration.ofHours(1));
+        Objects.requireNonNull(rcStatusStyle, "rdma.rc.status.style");
     }
 
     private static void checkTimeout(String property, Duration d, Duration max) {
@@ -75,6 +106,11 @@ public record RdmaSettings(long minBytes, long chunkBytes, ForeignSessions forei
 
     /** The same settings with another foreign-session mode and timeouts. */
     public RdmaSettings withForeignSessions(ForeignSessions mode, Duration connectTimeout, Duration readTimeout) {
-        return new RdmaSettings(minBytes, chunkBytes, mode, connectTimeout, readTimeout);
+        return new RdmaSettings(minBytes, chunkBytes, mode, connectTimeout, readTimeout, rcStatusStyle);
+    }
+
+    /** The same settings with another hipobj-rc-v2 status style. */
+    public RdmaSettings withRcStatusStyle(RcStatusStyle style) {
+        return new RdmaSettings(minBytes, chunkBytes, foreignSessions, forwardConnectTimeout, forwardReadTimeout, style);
     }
 }

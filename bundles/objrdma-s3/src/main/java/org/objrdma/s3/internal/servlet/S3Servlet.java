@@ -133,7 +133,8 @@ public final class S3Servlet extends HttpServlet {
     static RdmaSettings rdmaSettings(S3GatewayConfig c) {
         return new RdmaSettings(c.rdma_min_bytes(), c.rdma_chunk_bytes(),
                 RdmaSettings.ForeignSessions.parse(c.rdma_foreign_sessions()),
-                Duration.ofMillis(c.rdma_forward_connect_timeout_ms()), Duration.ofMillis(c.rdma_forward_read_timeout_ms()));
+                Duration.ofMillis(c.rdma_forward_connect_timeout_ms()), Duration.ofMillis(c.rdma_forward_read_timeout_ms()),
+                RdmaSettings.RcStatusStyle.parse(c.rdma_rc_status_style()));
     }
 
     private void countErrorCode(String code) {

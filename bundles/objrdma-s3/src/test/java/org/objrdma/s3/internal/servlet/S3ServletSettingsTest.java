@@ -19,15 +19,19 @@ class S3ServletSettingsTest {
 
     private static S3GatewayConfig config(String region, String domain, long skew, int xml, long put, long rdmaMin,
             long rdmaChunk) {
-        return config(region, domain, skew, xml, put, rdmaMin, rdmaChunk, "redirect", 2000, 60000);
+        return config(region, domain, skew, xml, put, rdmaMin, rdmaChunk, "redirect", 2000, 60000, "objrdma");
     }
 
     private static S3GatewayConfig foreign(String mode, long connectMs, long readMs) {
-        return config("us-east-1", "", 900, 3 << 20, 5L << 30, 1, 8L << 20, mode, connectMs, readMs);
+        return config("us-east-1", "", 900, 3 << 20, 5L << 30, 1, 8L << 20, mode, connectMs, readMs, "objrdma");
+    }
+
+    private static S3GatewayConfig statusStyle(String style) {
+        return config("us-east-1", "", 900, 3 << 20, 5L << 30, 1, 8L << 20, "redirect", 2000, 60000, style);
     }
 
     private static S3GatewayConfig config(String region, String domain, long skew, int xml, long put, long rdmaMin,
-            long rdmaChunk, String foreignSessions, long connectMs, long readMs) {
+            long rdmaChunk, String foreignSessions, long connectMs, long readMs, String style) {
         return new S3GatewayConfig() {
             @Override public Class<? extends Annotation> annotationType() { return S3GatewayConfig.class; }
             @Override public String region() { return region; }
@@ -40,6 +44,7 @@ class S3ServletSettingsTest {
             @Override public String rdma_foreign_sessions() { return foreignSessions; }
             @Override public long rdma_forward_connect_timeout_ms() { return connectMs; }
             @Override public long rdma_forward_read_timeout_ms() { return readMs; }
+            @Override public String rdma_rc_status_style() { return style; }
             @Override public boolean sigv2_enabled() { return true; }
             @Override public String store_target() { return "(objectClass=*)"; }
         };
@@ -99,5 +104,16 @@ class S3ServletSettingsTest {
                 foreign("forward", 60001, 60000))).getMessage().contains("rdma.forward.connect.timeout.ms"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> S3Servlet.rdmaSettings(
                 foreign("forward", 2000, -5))).getMessage().contains("rdma.forward.read.timeout.ms"));
+    }
+
+    @Test
+    void theRcStatusStyleIsObjrdmaByDefaultHipobjOnRequestAndNothingElse() {
+        assertEquals(RdmaSettings.RcStatusStyle.OBJRDMA, S3Servlet.rdmaSettings(statusStyle("objrdma")).rcStatusStyle());
+        assertEquals(RdmaSettings.RcStatusStyle.HIPOBJ, S3Servlet.rdmaSettings(statusStyle(" HipObj ")).rcStatusStyle());
+        for (String bad : new String[] {"", "versitygw", "hip obj"}) {
+            String m = assertThrows(IllegalArgumentException.class,
+                    () -> S3Servlet.rdmaSettings(statusStyle(bad))).getMessage();
+            assertTrue(m.contains("rdma.rc.status.style") && m.contains("objrdma or hipobj"), m);
+        }
     }
 }
