@@ -91,7 +91,7 @@ class ReadyRegionTest {
             byte[] after = new byte[MEMORY - 4096 - SIZE];
             Arrays.fill(after, UNTOUCHED);
             assertArrayEquals(after, bytes(c.memory, 4096 + SIZE, after.length), "nothing past the session's size");
-            h.await("session reaped", () -> h.core.liveSessions() == 0);
+            Harness.await("session reaped", () -> h.core.liveSessions() == 0);
         }
     }
 
