@@ -53,7 +53,8 @@ import org.osgi.service.cm.ConfigurationAdmin;
  * <ul>
  * <li>GET (MR in READY), PUT, a ranged GET, UploadPart then CompleteMultipartUpload, 4 KiB to 64 MiB, byte-exact.</li>
  * <li>Every row of the status table (objrdma-s3 README, "hipobj-rc-v2 status codes") in both styles of
- *     {@code rdma.rc.status.style}: unknown session, cookie mismatch (session kept), READY memory outside what
+ *     {@code rdma.rc.status.style}: unknown session, another principal's READY and a cookie mismatch (session
+ *     kept), READY memory outside what
  *     PREPARE declared (kept, nothing moved), transfer failure (session ended), limit, transfer timeout (nothing
  *     committed), and the single-round-trip token on a plain object request (501, the unsupported marker).</li>
  * <li>The client killed in the middle of a PUT: nothing committed, the session ended once.</li>
@@ -67,6 +68,8 @@ public class HipObjectClientIT extends ObjRdmaTestSupport {
 
     private static final String AK = "HIPOBJITACCESSKEY001";
     private static final String SECRET = "hipObjItSecret/0123456789abcdefghijklmno";
+    private static final String OTHER_AK = "HIPOBJITOTHERKEY0002";
+    private static final String OTHER_SECRET = "hipObjItOtherSecret/0123456789abcdefghij";
     private static final String PORT_PROPERTY = "objrdma.it.http.port";
     private static final String SOFT_PROPERTY = "objrdma.softverbs";
     private static final int MIB = 1 << 20;
@@ -92,7 +95,8 @@ public class HipObjectClientIT extends ObjRdmaTestSupport {
         int port = freePort();
         return options(
                 editConfigurationFilePut("etc/org.ops4j.pax.web.cfg", "org.osgi.service.http.port", String.valueOf(port)),
-                editConfigurationFilePut("etc/org.objrdma.store.fs.cfg", "credentials", AK + ":" + SECRET),
+                editConfigurationFilePut("etc/org.objrdma.store.fs.cfg", "credentials",
+                        AK + ":" + SECRET + "," + OTHER_AK + ":" + OTHER_SECRET),
                 editConfigurationFilePut("etc/org.objrdma.store.fs.cfg", "fsync", "false"),
                 editConfigurationFilePut("etc/org.objrdma.verbs.cfg", "library.path", soft),
                 editConfigurationFilePut("etc/org.objrdma.session.cfg", "transport.target",
@@ -137,8 +141,17 @@ public class HipObjectClientIT extends ObjRdmaTestSupport {
         RdmaChild c = RdmaChild.start(Integer.getInteger(PORT_PROPERTY), AK, SECRET, new File("client-jvm-hipobj.log"),
                 "768m", List.of("-D" + RdmaClientMain.VERBS_PROPERTY + "=" + System.getProperty(SOFT_PROPERTY)));
         children.add(c);
-        Answer a = c.call("httpput /hbkt - 0 0");
-        assertTrue(a.line(), a.status() == 200 || "BucketAlreadyOwnedByYou".equals(a.get("code")));
+        ok(c.call("cred other " + OTHER_AK + " " + OTHER_SECRET));
+        // a test before may have changed org.objrdma.s3: Pax Web registers the servlet again (Jetty 404s meanwhile)
+        await("the bucket created", AUDIT, () -> {
+            try {
+                Answer a = c.call("httpput /hbkt - 0 0");
+                return a.status() == 200 || "BucketAlreadyOwnedByYou".equals(a.get("code"));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        });
         return c;
     }
 
@@ -266,21 +279,7 @@ public class HipObjectClientIT extends ObjRdmaTestSupport {
         String want = crc(RdmaClientMain.random(4096, 700));
         String zeros = crc(new byte[4096]);
         for (Style s : new Style[] {new Style("objrdma", 404, 404, 429, 504, 502), new Style("hipobj", 409, 403, 503, 408, 500)}) {
-            setStyle(s.name());
-            // a configuration change applies live, and Pax Web registers the servlet again right after (a moment
-            // of Jetty 404s, objrdma-s3 README): wait for the new style's answer five times in a row
-            int[] inARow = {0};
-            await("the gateway answers in the " + s.name() + " style", AUDIT, () -> {
-                try {
-                    Answer a = c.call("hipunknown");
-                    inARow[0] = a.status() == s.unknown() && "NoSuchRdmaSession".equals(a.get("code")) ? inARow[0] + 1 : 0;
-                    Thread.sleep(300);
-                    return inARow[0] >= 5;
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return false;
-                }
-            });
+            applyStyle(c, s.name(), s.unknown());
             // unknown session
             Answer unknown = c.call("hipunknown");
             assertEquals(unknown.line(), "NoSuchRdmaSession", unknown.get("code"));
@@ -290,6 +289,11 @@ public class HipObjectClientIT extends ObjRdmaTestSupport {
             assertEquals(cookie.line(), s.cookie() + "/" + (s.cookie() == 403 ? "RdmaCookieMismatch" : "NoSuchRdmaSession"),
                     cookie.get("first"));
             assertEquals(cookie.line(), want, cookie.get("crc"));
+
+            // another principal's READY: answered exactly as an unknown session, the session kept for its owner
+            Answer foreign = ok(c.call("hip get /hbkt/s - 4096 0 --ready-as=other"));
+            assertEquals(foreign.line(), s.unknown() + "/NoSuchRdmaSession", foreign.get("first"));
+            assertEquals(foreign.line(), want, foreign.get("crc"));
 
             // READY memory outside what PREPARE declared: 400 in both, kept, nothing moved before the good READY
             Answer outside = ok(c.call("hip get /hbkt/s - 4096 0 --mr-in-prepare --ready-offset=4096"));
@@ -336,8 +340,29 @@ public class HipObjectClientIT extends ObjRdmaTestSupport {
             assertEquals(onePut.line(), "unsupported", onePut.get("protocolStatus"));
             assertEquals(404, c.call("http HEAD /hbkt/oneshot - -").status());
         }
-        setStyle("objrdma");
+        applyStyle(c, "objrdma", 404);
         audit(c, before);
+    }
+
+    /**
+     * Sets the style and waits until the gateway answers an unknown session with {@code unknown} five times in a row:
+     * a configuration change applies live, and Pax Web registers the servlet again right after (a moment of Jetty
+     * 404s, objrdma-s3 README).
+     */
+    private void applyStyle(RdmaChild c, String style, int unknown) throws Exception {
+        setStyle(style);
+        int[] inARow = {0};
+        await("the gateway answers in the " + style + " style", AUDIT, () -> {
+            try {
+                Answer a = c.call("hipunknown");
+                inARow[0] = a.status() == unknown && "NoSuchRdmaSession".equals(a.get("code")) ? inARow[0] + 1 : 0;
+                Thread.sleep(300);
+                return inARow[0] >= 5;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        });
     }
 
     // ------------------------------------------------------------------ the client killed mid-transfer

@@ -53,8 +53,8 @@ import org.objrdma.wire.RcTokenCodecs;
  * <p>Command {@code hip get|put PATH QUERY SIZE SEED [options]}, answered {@code OK|FAIL status=.. code=.. ...}:
  * {@code --cookie=HEX} (default 1a2b3c4d), {@code --offset=N}, {@code --mr-in-prepare} (also declare the MR in
  * PREPARE, as some versions of the reference client do), {@code --ready-cookie=HEX} / {@code --ready-offset=N} /
- * {@code --ready-rkey=xor} (a first READY that is wrong that way, its answer printed as {@code first=}, then the
- * right one), {@code --no-ready} (PREPARE only, the session id printed: for limit rows; {@code hipcancel SESSION}
+ * {@code --ready-rkey=xor} / {@code --ready-as=NAME} (a first READY that is wrong that way, its answer printed
+ * as {@code first=}, then the right one), {@code --no-ready} (PREPARE only, the session id printed: for limit rows; {@code hipcancel SESSION}
  * ends it), {@code --stall} (PUT: half the bytes with a plain WRITE, READY sent, {@code STARTED} printed, never the
  * WRITE_WITH_IMM: the caller kills this JVM or waits for the timeout answer).
  */
@@ -191,6 +191,12 @@ final class HipObjClient {
     /** A GET or PUT as the reference client makes it; see the class comment for the options. */
     String transfer(Credential who, boolean get, String target, int size, long seed, Map<String, String> opt)
             throws Exception {
+        return transfer(who, null, get, target, size, seed, opt);
+    }
+
+    /** {@code other}: with {@code --ready-as}, the credential of a first READY from another principal. */
+    String transfer(Credential who, Credential other, boolean get, String target, int size, long seed,
+            Map<String, String> opt) throws Exception {
         int cookie = (int) Long.parseLong(opt.getOrDefault("cookie", "1a2b3c4d"), 16);
         try (Arena arena = Arena.ofShared()) {
             MemorySegment buffer = arena.allocate(size, 4096);
@@ -235,7 +241,7 @@ final class HipObjClient {
                 StringBuilder out = new StringBuilder();
                 if (get) {
                     CompletableFuture<BatchResult> arrival = qp.submit(List.of(WorkRequest.recv(0x47)), TIMEOUT);
-                    String firstWrong = wrongReady(who, session, cookie, mr, me, opt);
+                    String firstWrong = wrongReady(other != null ? other : who, session, cookie, mr, me, opt);
                     if (firstWrong != null) {
                         out.append(" first=").append(firstWrong);
                     }
@@ -294,6 +300,8 @@ final class HipObjClient {
             h = readyHeaders(session, (int) Long.parseLong(opt.get("ready-cookie"), 16), mr.address(), mr.rkey(), me);
         } else if (opt.containsKey("ready-offset")) {
             h = readyHeaders(session, cookie, mr.address() + Long.parseLong(opt.get("ready-offset")), mr.rkey(), me);
+        } else if (opt.containsKey("ready-as")) {
+            h = readyHeaders(session, cookie, mr.address(), mr.rkey(), me); // right in all but the signer
         } else if (opt.containsKey("ready-rkey")) {
             h = readyHeaders(session, cookie, mr.address(), mr.rkey() ^ 0x100, me);
         } else {

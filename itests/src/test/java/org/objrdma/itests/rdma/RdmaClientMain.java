@@ -195,8 +195,9 @@ public final class RdmaClientMain {
                     Long.parseLong(pos.get(4))), pos.get(1).equals("get")) + " " + verbs.lastMemory();
             case "verbsobjects" -> verbs.liveObjects();
             // hipObject's reference client's behaviour (HipObjClient), on the verbs transport
-            case "hip" -> hip().transfer(who, pos.get(1).equals("get"), pos.get(2) + (pos.get(3).equals("-")
-                    ? "" : "?" + pos.get(3)), size(pos.get(4)), Long.parseLong(pos.get(5)), opt);
+            case "hip" -> hip().transfer(who, credentials.get(opt.get("ready-as")), pos.get(1).equals("get"),
+                    pos.get(2) + (pos.get(3).equals("-") ? "" : "?" + pos.get(3)), size(pos.get(4)),
+                    Long.parseLong(pos.get(5)), opt);
             case "hipunknown" -> hip().unknownReady(who);
             case "hipcancel" -> hip().cancel(who, pos.get(1));
             case "hiponeshot" -> oneShot(who, pos.get(1), pos.get(2), size(pos.get(3)));
