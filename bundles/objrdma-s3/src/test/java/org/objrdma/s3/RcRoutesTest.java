@@ -284,7 +284,9 @@ class RcRoutesTest {
             {RdmaHeaders.TARGET, "/bkt"}, {RdmaHeaders.TARGET, "/bkt/e?acl"}, {RdmaHeaders.TARGET, "/bkt/e?uploadId=1"},
             {RdmaHeaders.SIZE, "0"}, {RdmaHeaders.SIZE, "-1"}, {RdmaHeaders.SIZE, "0x10"}, {RdmaHeaders.SIZE, null},
             {RdmaHeaders.OFFSET, "x"}, {RdmaHeaders.PSN, "0"}, {RdmaHeaders.PSN, "1000000"}, {RdmaHeaders.PSN, "zz"},
-            {RdmaHeaders.COOKIE, "0"}, {RdmaHeaders.COOKIE, "100000000"}, {RdmaHeaders.TOKEN, "abc"},
+            {RdmaHeaders.COOKIE, "-1"}, {RdmaHeaders.COOKIE, "100000000"},
+            // hipObject's client may declare its MR in PREPARE: both headers or neither (cookie 0 is legal)
+            {RdmaHeaders.MR_ADDR, "1000"}, {RdmaHeaders.MR_RKEY, "1"}, {RdmaHeaders.TOKEN, "abc"},
             {RdmaHeaders.TOKEN, null}, {RdmaHeaders.CHANNEL_KEY, null}, {RdmaHeaders.CHANNEL_KEY, "0011"},
             {RdmaHeaders.CHANNEL_KEY, "not-hex"},
             // hex is ASCII hex digits only: no sign, no fullwidth or other Unicode digits (RcHeadersFuzzTest)

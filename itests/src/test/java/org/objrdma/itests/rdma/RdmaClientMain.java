@@ -203,6 +203,13 @@ public final class RdmaClientMain {
                     Long.parseLong(pos.get(4))), pos.get(1).equals("get")) + " " + verbs.lastMemory();
             case "verbsobjects" -> verbs.liveObjects();
             case "rcc" -> rcConnection(pos, opt, who);
+            // hipObject's reference client's behaviour (HipObjClient), on the verbs transport
+            case "hip" -> hip().transfer(who, credentials.get(opt.get("ready-as")), pos.get(1).equals("get"),
+                    pos.get(2) + (pos.get(3).equals("-") ? "" : "?" + pos.get(3)), size(pos.get(4)),
+                    Long.parseLong(pos.get(5)), opt);
+            case "hipunknown" -> hip().unknownReady(who);
+            case "hipcancel" -> hip().cancel(who, pos.get(1));
+            case "hiponeshot" -> oneShot(who, pos.get(1), pos.get(2), size(pos.get(3)));
             default -> "FAIL error=unknown_command_" + pos.get(0);
         };
     }
@@ -230,6 +237,28 @@ public final class RdmaClientMain {
                             Long.parseLong(pos.get(6)), opt);
             default -> "FAIL error=unknown_rcc_" + pos.get(1);
         };
+    }
+
+    private HipObjClient hip() {
+        return new HipObjClient(http.host(), http.port(), verbs.transport());
+    }
+
+    /**
+     * hipObject's single-round-trip form: its 88-hex token (this client's queue pair, its memory) on a plain GET or
+     * PUT; a PUT carries the bytes, as such a client falls back to when told the protocol is unsupported.
+     */
+    private String oneShot(Credential who, String op, String path, int size) throws Exception {
+        try (Arena own = Arena.ofShared();
+             var mr = verbs.transport().register(own.allocate(size, 4096), java.util.EnumSet.of(
+                     org.objrdma.api.transport.Access.LOCAL_WRITE, org.objrdma.api.transport.Access.REMOTE_WRITE));
+             var qp = verbs.transport().openChannel(org.objrdma.api.transport.ChannelOptions.DEFAULT)) {
+            String token = RcToken.forVerbs((EndpointInfo.Verbs) qp.localEndpoint(),
+                    new RemoteRegion(mr.address(), size, mr.rkey())).format();
+            HttpResponse<byte[]> r = http.send(who, op.equals("get") ? "GET" : "PUT", path, "", null,
+                    Map.of("x-amz-rdma-token", token), Map.of());
+            return describe(r, false) + " protocolStatus=" + r.headers().firstValue("x-amz-rdma-protocol-status")
+                    .orElse("-") + " crc=" + crc(mr.segment(), size);
+        }
     }
 
     private static String dash(String s) {

@@ -34,6 +34,14 @@ final class SignedHttp {
         this.port = port;
     }
 
+    String host() {
+        return host;
+    }
+
+    int port() {
+        return port;
+    }
+
     /**
      * Sends {@code method path?rawQuery} signed as {@code who}, with {@code signed} headers inside the signature and
      * {@code unsigned} ones added after signing (for the refusal rows).

@@ -14,7 +14,8 @@ import org.objrdma.api.transport.RemoteRegion;
  * @param offset         first byte of the object range
  * @param size           bytes, 1 to 2^31 - 1
  * @param clientPsn      the client's initial packet sequence number, 24 bits, not 0
- * @param cookie         the client's cookie, not 0; the immediate value of the data phase
+ * @param cookie         the client's cookie, any 32-bit value (0 too: hipObject's client may send it); the immediate
+ *                       value of the data phase
  * @param clientEndpoint the client's queue pair or TCP channel. Null is refused with {@link RcStatus#ARG}
  *                       unless the session manager is configured control-plane only (a test mode: no
  *                       data moves, READY reports 0 bytes, and a PUT can never be committed)

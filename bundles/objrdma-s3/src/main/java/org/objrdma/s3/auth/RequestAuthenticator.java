@@ -36,7 +36,8 @@ public final class RequestAuthenticator {
     public Authentication authenticate(S3Request request, QueryString query, String bucket, boolean virtualHost)
             throws S3Exception {
         if (!SigV2Authenticator.isSigV2(request, query)) {
-            return v4.authenticate(request, query);
+            // the hipobj-rc-v2 control POSTs also take hipObject's signing convention (SigV4Authenticator)
+            return v4.authenticate(request, query, RC_BUCKET.equals(bucket) && !virtualHost);
         }
         if (v2 == null) {
             throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "The authorization mechanism you have provided is not "

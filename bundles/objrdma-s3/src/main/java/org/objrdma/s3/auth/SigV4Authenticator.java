@@ -51,6 +51,18 @@ public final class SigV4Authenticator {
     }
 
     public Authentication authenticate(S3Request request, QueryString query) throws S3Exception {
+        return authenticate(request, query, false);
+    }
+
+    /**
+     * @param controlRoute the request is one of the hipobj-rc-v2 control POSTs ({@code /.hipobj-rc/*}): its
+     *                     Authorization header may name the credential scope service {@code hipobj} (as hipObject's
+     *                     reference client signs) besides {@code s3}, and may leave {@code x-amz-content-sha256} out,
+     *                     the payload then being the empty body (its SHA-256 is what was signed; a body is refused).
+     *                     The signature is verified with the principal's secret either way; presigned URLs and every
+     *                     other route keep requiring service {@code s3} and the header.
+     */
+    public Authentication authenticate(S3Request request, QueryString query, boolean controlRoute) throws S3Exception {
         String authorization = request.header("Authorization");
         boolean presigned = query.has("X-Amz-Algorithm") || query.has("X-Amz-Signature");
         if (authorization != null && presigned) {
@@ -64,7 +76,7 @@ public final class SigV4Authenticator {
             if (authorization.startsWith("AWS ")) {
                 throw sigV2();
             }
-            return headerAuth(request, query, authorization);
+            return headerAuth(request, query, authorization, controlRoute);
         }
         if (presigned) {
             return presignedAuth(request, query);
@@ -82,7 +94,8 @@ public final class SigV4Authenticator {
                         + "Please use AWS4-HMAC-SHA256.");
     }
 
-    private Authentication headerAuth(S3Request request, QueryString query, String authorization) throws S3Exception {
+    private Authentication headerAuth(S3Request request, QueryString query, String authorization, boolean controlRoute)
+            throws S3Exception {
         if (!authorization.startsWith(SigV4.ALGORITHM + " ")) {
             throw new S3Exception(S3ErrorCode.AUTHORIZATION_HEADER_MALFORMED,
                     "The authorization header must start with " + SigV4.ALGORITHM);
@@ -116,11 +129,16 @@ public final class SigV4Authenticator {
                     "AWS authentication requires a valid x-amz-date header");
         }
         Instant date = parseDate(amzDate, S3ErrorCode.ACCESS_DENIED, "x-amz-date");
-        Scope scope = Scope.parse(credential, S3ErrorCode.AUTHORIZATION_HEADER_MALFORMED, region);
+        Scope scope = Scope.parse(credential, S3ErrorCode.AUTHORIZATION_HEADER_MALFORMED, region,
+                controlRoute ? CONTROL_SERVICES : S3_ONLY);
         scope.checkDate(amzDate, S3ErrorCode.AUTHORIZATION_HEADER_MALFORMED);
         String secret = secretOf(scope.accessKeyId());
 
         String contentSha256 = request.header("x-amz-content-sha256");
+        if (contentSha256 == null && controlRoute) {
+            refuseBody(request);
+            contentSha256 = SigV4.EMPTY_SHA256;
+        }
         if (contentSha256 == null) {
             throw new S3Exception(S3ErrorCode.INVALID_REQUEST,
                     "Missing required header for this request: x-amz-content-sha256 (curl --aws-sigv4 does not send "
@@ -128,7 +146,7 @@ public final class SigV4Authenticator {
         }
         PayloadMode mode = payloadMode(contentSha256);
         List<String> signed = signedHeaderList(signedHeaders, S3ErrorCode.AUTHORIZATION_HEADER_MALFORMED);
-        byte[] key = SigV4.signingKey(secret, scope.date(), scope.region(), "s3");
+        byte[] key = SigV4.signingKey(secret, scope.date(), scope.region(), scope.service());
         verify(request, SigV4.canonicalQuery(query, null), signed, signedHeaders, contentSha256, key, amzDate,
                 scope.text(), signature);
         UnsignedAmzHeaders.refuse(request, signed);
@@ -168,7 +186,7 @@ public final class SigV4Authenticator {
         if (expires > MAX_PRESIGN_SECONDS) {
             throw new S3Exception(bad, "X-Amz-Expires must be less than a week (in seconds) that is 604800");
         }
-        Scope scope = Scope.parse(credential, bad, region);
+        Scope scope = Scope.parse(credential, bad, region, S3_ONLY);
         scope.checkDate(amzDate, bad);
         String secret = secretOf(scope.accessKeyId());
         String declared = query.get("X-Amz-Content-Sha256");
@@ -228,6 +246,20 @@ public final class SigV4Authenticator {
             LOG.debug("SigV4 mismatch; our canonical request:\n{}", canonical);
         }
         throw new S3Exception(S3ErrorCode.SIGNATURE_DOES_NOT_MATCH);
+    }
+
+    /** The credential scope services of plain S3 requests. */
+    private static final Set<String> S3_ONLY = Set.of("s3");
+    /** The hipobj-rc-v2 control routes: hipObject's reference client signs with service {@code hipobj}. */
+    private static final Set<String> CONTROL_SERVICES = Set.of("s3", "hipobj");
+
+    /** A control POST without x-amz-content-sha256 signed the empty body: one that has a body is refused. */
+    private static void refuseBody(S3Request request) throws S3Exception {
+        String length = request.header("Content-Length");
+        if (request.header("Transfer-Encoding") != null || length != null && !length.strip().equals("0")) {
+            throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "The hipobj-rc-v2 control requests are body-less; "
+                    + "without x-amz-content-sha256 the signed payload is the empty body, and this request has one");
+        }
     }
 
     private String secretOf(String accessKeyId) throws S3Exception {
@@ -298,18 +330,20 @@ public final class SigV4Authenticator {
         return names;
     }
 
-    /** {@code AKID/yyyyMMdd/region/s3/aws4_request}. */
-    private record Scope(String accessKeyId, String date, String region, String text) {
+    /** {@code AKID/yyyyMMdd/region/service/aws4_request}. */
+    private record Scope(String accessKeyId, String date, String region, String service, String text) {
 
-        static Scope parse(String credential, S3ErrorCode code, String expectedRegion) throws S3Exception {
+        static Scope parse(String credential, S3ErrorCode code, String expectedRegion, Set<String> services)
+                throws S3Exception {
             int slash = credential.indexOf('/');
             String[] rest = slash < 0 ? new String[0] : credential.substring(slash + 1).split("/", -1);
             if (slash <= 0 || rest.length != 4) {
                 throw new S3Exception(code, "the Credential must be <access key>/<date>/<region>/s3/aws4_request, not '"
                         + credential + "'");
             }
-            if (!rest[2].equals("s3")) {
-                throw new S3Exception(code, "the credential's service must be s3, not '" + rest[2] + "'");
+            if (!services.contains(rest[2])) {
+                throw new S3Exception(code, "the credential's service must be " + (services.size() == 1 ? "s3"
+                        : "s3 or hipobj (the hipobj-rc-v2 control routes)") + ", not '" + rest[2] + "'");
             }
             if (!rest[3].equals("aws4_request")) {
                 throw new S3Exception(code, "the credential must end in aws4_request, not '" + rest[3] + "'");
@@ -317,7 +351,7 @@ public final class SigV4Authenticator {
             if (!rest[1].equals(expectedRegion)) {
                 throw new S3Exception(code, "the region '" + rest[1] + "' is wrong; expecting '" + expectedRegion + "'");
             }
-            return new Scope(credential.substring(0, slash), rest[0], rest[1],
+            return new Scope(credential.substring(0, slash), rest[0], rest[1], rest[2],
                     rest[0] + '/' + rest[1] + '/' + rest[2] + '/' + rest[3]);
         }
 

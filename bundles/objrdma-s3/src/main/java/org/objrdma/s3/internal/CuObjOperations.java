@@ -64,6 +64,14 @@ final class CuObjOperations {
         }
         TokenResult<CuObjTokenHeader> parsed = CuObjTokenHeader.parse(header);
         if (!parsed.isOk()) {
+            if (org.objrdma.wire.RcTokenHeader.parse(x.header(RdmaHeaders.TOKEN).strip()).isOk()) {
+                // hipObject's single-round-trip form (an 88-hex token on the object request itself): a protocol this
+                // gateway does not speak, not a malformed one; the marker tells the client to fall back (nothing moved)
+                x.response.header(RdmaHeaders.PROTOCOL_STATUS, "unsupported");
+                throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, "An 88-hex hipObject token on the object request"
+                        + " (one round trip) is not served: use the hipobj-rc-v2 routes (/.hipobj-rc/prepare, ready)"
+                        + " or a cuObject descriptor");
+            }
             throw new S3Exception(INVALID_TOKEN, 400, "The x-amz-rdma-token is malformed: " + parsed.detail());
         }
         CuObjTokenHeader t = parsed.value();

@@ -63,6 +63,29 @@ final class RcHeaders {
         return n;
     }
 
+    /**
+     * The client memory {@code x-amz-rdma-mr-addr} and {@code x-amz-rdma-mr-rkey} name (bare hex), {@code length}
+     * bytes from that start; null when neither is sent. One without the other is 400, as is a start whose
+     * {@code length} bytes would wrap past 2^64.
+     */
+    static org.objrdma.api.transport.RemoteRegion clientMemory(Exchange x, long length) throws S3Exception {
+        boolean addr = x.header(RdmaHeaders.MR_ADDR) != null;
+        boolean rkey = x.header(RdmaHeaders.MR_RKEY) != null;
+        if (!addr && !rkey) {
+            return null;
+        }
+        if (addr != rkey) {
+            throw RcErrors.bad(RdmaHeaders.MR_ADDR + " and " + RdmaHeaders.MR_RKEY + " go together");
+        }
+        long address = hex(x, RdmaHeaders.MR_ADDR, 0, -1L);
+        int key = (int) hex(x, RdmaHeaders.MR_RKEY, 0, 0xFFFF_FFFFL);
+        if (Long.compareUnsigned(address, -length) > 0) {
+            throw RcErrors.bad(RdmaHeaders.MR_ADDR + " 0x" + Long.toHexString(address) + " + " + length
+                    + " bytes wraps past 2^64");
+        }
+        return new org.objrdma.api.transport.RemoteRegion(address, length, key);
+    }
+
     /** {@link RdmaHeaders#CHANNEL_KEY} as bytes, or null when absent (a verbs token needs none). */
     static byte[] channelKey(Exchange x) throws S3Exception {
         String v = x.header(RdmaHeaders.CHANNEL_KEY);

@@ -97,7 +97,7 @@ final class RcRoutes {
         }
         long offset = x.header(RdmaHeaders.OFFSET) == null ? 0 : RcHeaders.decimal(x, RdmaHeaders.OFFSET, true);
         int psn = (int) RcHeaders.hex(x, RdmaHeaders.PSN, 1, 0xFF_FFFF);
-        int cookie = (int) RcHeaders.hex(x, RdmaHeaders.COOKIE, 1, 0xFFFF_FFFFL);
+        int cookie = (int) RcHeaders.hex(x, RdmaHeaders.COOKIE, 0, 0xFFFF_FFFFL); // 0 too: hipObject's client
         TokenResult<RcTokenHeader> token = RcTokenHeader.parse(RcHeaders.required(x, RdmaHeaders.TOKEN).strip());
         if (!token.isOk()) {
             throw RcErrors.bad("x-amz-rdma-token: " + token.detail());
@@ -108,10 +108,11 @@ final class RcRoutes {
         if (!endpoint.isOk()) {
             throw RcErrors.bad("x-amz-rdma-token: " + endpoint.detail());
         }
+        RemoteRegion declared = RcHeaders.clientMemory(x, size); // hipObject's client: its MR in headers
         RemoteRegion clientRegion = null;
         if (op == Op.GET) {
             clientRegion = token.value().span().map(s -> new RemoteRegion(s.address(), s.size(), t.rkey()))
-                    .orElse(t.length() > 0 ? t.remoteRegion() : null);
+                    .orElse(t.length() > 0 ? t.remoteRegion() : declared);
         }
         x.authorize(op == Op.GET ? StoreAction.GET_OBJECT : StoreAction.PUT_OBJECT, target.bucket(), target.key());
         GetSpan span = null;
@@ -127,11 +128,11 @@ final class RcRoutes {
             org.objrdma.api.staging.StagingPool pool = x.rdma.staging().get();
             if (prepared.status() == RcStatus.LIMIT && op == Op.PUT && pool != null && size > pool.maxBufferSize()) {
                 // the session core's answer has no room for which limit: name the ones a large PUT's window meets
-                throw new S3Exception(RcErrors.LIMIT, 429, "PREPARE: a " + size + "-byte PUT needs a staging window of"
+                throw new S3Exception(RcErrors.LIMIT, RcErrors.of(RcStatus.LIMIT, "", style(x)).status(), "PREPARE: a " + size + "-byte PUT needs a staging window of"
                         + " its size; it does not fit org.objrdma.staging max.total.bytes / max.bytes.per.principal or"
                         + " org.objrdma.session max.staging.bytes / max.user.staging.bytes (the gateway log names which)");
             }
-            throw RcErrors.of(prepared.status(), "PREPARE");
+            throw RcErrors.of(prepared.status(), "PREPARE", style(x));
         }
         PrepareResponse p = prepared.value();
         SessionId id = p.sessionId();
@@ -142,7 +143,7 @@ final class RcRoutes {
             }
             RcStatus s = sessions.finishPrepare(id, true);
             if (!s.isOk()) {
-                throw RcErrors.of(s, "PREPARE commit");
+                throw RcErrors.of(s, "PREPARE commit", style(x));
             }
             committed = true;
         } finally {
@@ -208,12 +209,12 @@ final class RcRoutes {
     private static void stage(Exchange x, SessionManager sessions, SessionId id, RcTarget target, long offset, long size)
             throws S3Exception, StoreException {
         if (!sessions.tryAcquireStageSlot().isOk()) {
-            throw RcErrors.of(RcStatus.LIMIT, "staging");
+            throw RcErrors.of(RcStatus.LIMIT, "staging", style(x));
         }
         try {
             SessionResult<SessionBuffer> lease = sessions.borrowStaging(id);
             if (!lease.isOk()) {
-                throw RcErrors.of(lease.status(), "staging");
+                throw RcErrors.of(lease.status(), "staging", style(x));
             }
             SessionBuffer b = lease.value();
             boolean ok = false;
@@ -229,12 +230,16 @@ final class RcRoutes {
             } finally {
                 RcStatus s = sessions.finishStaging(id, b.handle(), ok, written, ok ? Http.quote(etag) : "", "");
                 if (ok && !s.isOk()) {
-                    throw RcErrors.of(s, "staging");
+                    throw RcErrors.of(s, "staging", style(x));
                 }
             }
         } finally {
             sessions.releaseStageSlot();
         }
+    }
+
+    private static org.objrdma.s3.rdma.RdmaSettings.RcStatusStyle style(Exchange x) {
+        return x.rdma.settings().rcStatusStyle();
     }
 
     private static SessionId sessionId(Exchange x) throws S3Exception {
@@ -245,18 +250,14 @@ final class RcRoutes {
     private static void ready(Exchange x, SessionManager sessions, PrincipalId principal)
             throws S3Exception, StoreException, IOException {
         SessionId id = sessionId(x);
-        int cookie = (int) RcHeaders.hex(x, RdmaHeaders.COOKIE, 1, 0xFFFF_FFFFL);
+        int cookie = (int) RcHeaders.hex(x, RdmaHeaders.COOKIE, 0, 0xFFFF_FFFFL);
         long qpn = RcHeaders.hex(x, RdmaHeaders.QPN, 1, 0xFFFF_FFFFL);
-        // validated, not used: objrdma's sessions write into the memory the PREPARE token names
-        if (x.header(RdmaHeaders.MR_ADDR) != null) {
-            RcHeaders.hex(x, RdmaHeaders.MR_ADDR, 0, -1L);
-        }
-        if (x.header(RdmaHeaders.MR_RKEY) != null) {
-            RcHeaders.hex(x, RdmaHeaders.MR_RKEY, 0, 0xFFFF_FFFFL);
-        }
+        // a GET writes the session's size from this start (hipObject's client names its MR here, its PREPARE token
+        // has none); the session core bounds it to one slice inside what PREPARE declared, if it declared anything
+        RemoteRegion readyRegion = RcHeaders.clientMemory(x, Integer.MAX_VALUE);
         SessionResult<SessionInfo> info = sessions.sessionInfo(id, principal);
         if (!info.isOk()) {
-            throw RcErrors.of(info.status(), "READY");
+            throw RcErrors.of(info.status(), "READY", style(x));
         }
         RcTarget target = RcTarget.parse(info.value().target());
         Op op = info.value().op();
@@ -266,14 +267,19 @@ final class RcRoutes {
             throw new S3Exception(S3ErrorCode.ACCESS_DENIED, "Access Denied: permission for " + target.text()
                     + " was revoked; the session is cancelled");
         }
-        SessionResult<ReadyResponse> ready = sessions.readyTransfer(new ReadyRequest(principal, id, cookie, qpn, null),
+        SessionResult<ReadyResponse> ready = sessions.readyTransfer(new ReadyRequest(principal, id, cookie, qpn,
+                        op == Op.GET ? readyRegion : null),
                 op == Op.GET ? restOfRange(x, target) : null);
         if (!ready.isOk()) {
             ReadyOutcome outcome = ready.failureDetail().map(ReadyResponse::outcome).orElse(null);
             if (outcome == ReadyOutcome.TIMEOUT) {
-                throw new S3Exception("RdmaTransferTimeout", 504, "The data phase did not complete in time");
+                throw RcErrors.timeout(style(x));
             }
-            throw RcErrors.of(ready.status(), "READY");
+            if (ready.status() == RcStatus.SESSION) {
+                // sessionInfo above found the session this principal's: the cookie is what did not match
+                throw RcErrors.cookieMismatch(style(x));
+            }
+            throw RcErrors.of(ready.status(), "READY", style(x));
         }
         ReadyResponse r = ready.value();
         if (r.outcome() == ReadyOutcome.BUSY) {
@@ -287,7 +293,7 @@ final class RcRoutes {
         } else {
             RcStatus s = sessions.finishFinal(id);
             if (!s.isOk()) {
-                throw RcErrors.of(s, "READY finish");
+                throw RcErrors.of(s, "READY finish", style(x));
             }
         }
         x.response.header(RdmaHeaders.PROTOCOL, RdmaHeaders.RC_PROTOCOL);
@@ -321,7 +327,7 @@ final class RcRoutes {
         SessionResult<SessionBuffer> view = sessions.getPutData(id);
         if (!view.isOk()) {
             sessions.finishFinal(id);
-            throw RcErrors.of(view.status(), "PUT data");
+            throw RcErrors.of(view.status(), "PUT data", style(x));
         }
         SessionBuffer b = view.value();
         boolean committed = false;
@@ -351,7 +357,7 @@ final class RcRoutes {
                 x.response.header(RdmaHeaders.PROTOCOL, RdmaHeaders.RC_PROTOCOL);
                 x.sendEmpty(204);
             }
-            default -> throw RcErrors.of(s, "CANCEL");
+            default -> throw RcErrors.of(s, "CANCEL", style(x));
         }
     }
 }

@@ -22,9 +22,12 @@ import java.util.Objects;
  *                              {@code exec.timeout.ms}, since a READY answers when the data phase ends; since 1.1.0
  * @param declinedPut           how a declined cuObject PUT or UploadPart answers ({@code rdma.declined.put}): either
  *                              way nothing is stored and the reply header is {@code 501}; since 1.2.0
+ * @param rcStatusStyle         which HTTP statuses the hipobj-rc-v2 routes answer where versitygw's routes and
+ *                              hipObject's reference server differ ({@code rdma.rc.status.style}); since 1.2.0
  */
 public record RdmaSettings(long minBytes, long chunkBytes, ForeignSessions foreignSessions,
-        Duration forwardConnectTimeout, Duration forwardReadTimeout, DeclinedPut declinedPut) {
+        Duration forwardConnectTimeout, Duration forwardReadTimeout, DeclinedPut declinedPut,
+        RcStatusStyle rcStatusStyle) {
 
     public static final Duration DEFAULT_FORWARD_CONNECT_TIMEOUT = Duration.ofSeconds(2);
     public static final Duration DEFAULT_FORWARD_READ_TIMEOUT = Duration.ofSeconds(60);
@@ -76,10 +79,33 @@ public record RdmaSettings(long minBytes, long chunkBytes, ForeignSessions forei
         }
     }
 
-    /** As the canonical constructor, a declined PUT answering {@code 501}. */
+    /**
+     * The two conventions for the same hipobj-rc-v2 failures (see the objrdma-s3 README, "hipobj-rc-v2 status
+     * codes"): every other answer is the same in both.
+     */
+    public enum RcStatusStyle {
+        /** versitygw's routes: unknown session 404, cookie mismatch 404, limit 429, timeout 504, transfer 502. */
+        OBJRDMA,
+        /** hipObject's reference server: unknown session 409, cookie mismatch 403, limit 503, timeout 408, transfer 500. */
+        HIPOBJ;
+
+        /** {@code objrdma} or {@code hipobj}, any case; anything else names the property. */
+        public static RcStatusStyle parse(String value) {
+            String v = value == null ? "" : value.strip().toLowerCase(Locale.ROOT);
+            return switch (v) {
+                case "objrdma" -> OBJRDMA;
+                case "hipobj" -> HIPOBJ;
+                default -> throw new IllegalArgumentException(
+                        "rdma.rc.status.style must be objrdma or hipobj, was '" + value + "'");
+            };
+        }
+    }
+
+    /** As the canonical constructor, a declined PUT answering {@code 501} and the objrdma status style. */
     public RdmaSettings(long minBytes, long chunkBytes, ForeignSessions foreignSessions,
             Duration forwardConnectTimeout, Duration forwardReadTimeout) {
-        this(minBytes, chunkBytes, foreignSessions, forwardConnectTimeout, forwardReadTimeout, DeclinedPut.STATUS_501);
+        this(minBytes, chunkBytes, foreignSessions, forwardConnectTimeout, forwardReadTimeout, DeclinedPut.STATUS_501,
+                RcStatusStyle.OBJRDMA);
     }
 
     /** Redirect mode with the default forwarding timeouts. */
@@ -97,6 +123,7 @@ public record RdmaSettings(long minBytes, long chunkBytes, ForeignSessions forei
         }
         Objects.requireNonNull(foreignSessions, "rdma.foreign.sessions");
         Objects.requireNonNull(declinedPut, "rdma.declined.put");
+        Objects.requireNonNull(rcStatusStyle, "rdma.rc.status.style");
         checkTimeout("rdma.forward.connect.timeout.ms", forwardConnectTimeout, Duration.ofSeconds(60));
         checkTimeout("rdma.forward.read.timeout.ms", forwardReadTimeout, Duration.ofHours(1));
     }
@@ -110,11 +137,19 @@ public record RdmaSettings(long minBytes, long chunkBytes, ForeignSessions forei
 
     /** The same settings with another foreign-session mode and timeouts. */
     public RdmaSettings withForeignSessions(ForeignSessions mode, Duration connectTimeout, Duration readTimeout) {
-        return new RdmaSettings(minBytes, chunkBytes, mode, connectTimeout, readTimeout, declinedPut);
+        return new RdmaSettings(minBytes, chunkBytes, mode, connectTimeout, readTimeout, declinedPut,
+                rcStatusStyle);
     }
 
     /** The same settings with another answer to a declined PUT. */
     public RdmaSettings withDeclinedPut(DeclinedPut mode) {
-        return new RdmaSettings(minBytes, chunkBytes, foreignSessions, forwardConnectTimeout, forwardReadTimeout, mode);
+        return new RdmaSettings(minBytes, chunkBytes, foreignSessions, forwardConnectTimeout, forwardReadTimeout, mode,
+                rcStatusStyle);
+    }
+
+    /** The same settings with another hipobj-rc-v2 status style. */
+    public RdmaSettings withRcStatusStyle(RcStatusStyle style) {
+        return new RdmaSettings(minBytes, chunkBytes, foreignSessions, forwardConnectTimeout, forwardReadTimeout,
+                declinedPut, style);
     }
 }

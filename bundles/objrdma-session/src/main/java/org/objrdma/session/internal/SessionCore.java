@@ -379,9 +379,6 @@ public final class SessionCore implements SessionManager {
         if (r.clientPsn() == 0 || (r.clientPsn() & ~MAX_24_BITS) != 0) {
             return "client PSN must be a non-zero 24-bit value";
         }
-        if (r.cookie() == 0) {
-            return "cookie must not be 0";
-        }
         if (r.clientEndpoint() == null && !controlPlaneOnly) {
             // no endpoint, no bytes: READY could only claim a success it never moved
             return "no client endpoint (sessions without one exist only with control.plane.only=true)";
@@ -603,8 +600,7 @@ public final class SessionCore implements SessionManager {
                 s.prepDeadline = Session.NOT_ARMED;
                 s.execDeadline = now + settings.execTimeoutMs();
                 claim = new Claim(s.channel, completeEndpoint(s.clientEndpoint, request.clientQpn(), s.clientPsn),
-                        request.clientRegion() != null ? request.clientRegion() : s.preparedClientRegion,
-                        workRequestIds.incrementAndGet(), s.headStaged);
+                        grantedRegion(s, request), workRequestIds.incrementAndGet(), s.headStaged);
                 s.headStaged = false; // the data phase overwrites the first buffer whatever its outcome
             } else {
                 claim = null;
@@ -678,14 +674,31 @@ public final class SessionCore implements SessionManager {
             if (s.armedReceive != null && qpn != s.clientEndpoint.queueNumber()) {
                 return RcStatus.ARG; // the channel was connected at PREPARE to the queue pair PREPARE named
             }
-            if (s.op == Op.GET) {
-                RemoteRegion region = r.clientRegion() != null ? r.clientRegion() : s.preparedClientRegion;
-                if (region == null || region.length() < s.size) {
-                    return RcStatus.ARG;
-                }
+            if (s.op == Op.GET && grantedRegion(s, r) == null) {
+                return RcStatus.ARG;
             }
         }
         return null;
+    }
+
+    /**
+     * The client memory a GET session writes into: the session's size from the start READY names, else from the
+     * start PREPARE named; one slice for one session whatever longer region either described. READY may name its
+     * memory anew (hipObject's client declares it only there), but never outside what PREPARE declared: another
+     * key, or a slice not inside the declared region, is null (refused, the session preserved). Null too when no
+     * region was named or it is shorter than the session.
+     */
+    private static RemoteRegion grantedRegion(Session s, ReadyRequest r) {
+        RemoteRegion declared = s.preparedClientRegion;
+        RemoteRegion named = r.clientRegion() != null ? r.clientRegion() : declared;
+        if (named == null || named.length() < s.size) {
+            return null;
+        }
+        if (named != declared && declared != null
+                && (named.rkey() != declared.rkey() || !declared.contains(named.address(), s.size))) {
+            return null;
+        }
+        return named.slice(0, s.size);
     }
 
     /** The client endpoint of PREPARE with READY's queue pair (verbs) or channel (TCP) number filled in. */

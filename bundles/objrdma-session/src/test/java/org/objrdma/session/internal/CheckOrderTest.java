@@ -60,7 +60,7 @@ class CheckOrderTest {
                 new PrepareRequest(Harness.ALICE, Op.GET, "", 0, 64, psn, cookie, null, null),
                 new PrepareRequest(Harness.ALICE, Op.GET, t, 0, 64, 0, cookie, null, null),
                 new PrepareRequest(Harness.ALICE, Op.GET, t, 0, 64, 0x100_0000, cookie, null, null),
-                new PrepareRequest(Harness.ALICE, Op.GET, t, 0, 64, psn, 0, null, null),
+                // cookie 0 is legal (hipObject's client may send it): ReadyRegionTest
                 new PrepareRequest(Harness.ALICE, Op.GET, t, 0, 64, psn, cookie, null, new RemoteRegion(4096, 63, 7)),
                 // a size above the pool's largest buffer is no longer malformed: a GET moves in chunks, a PUT gets
                 // a dedicated window (RcBigObjectTest in objrdma-s3)

@@ -282,7 +282,11 @@ class DataPhaseTest {
     @Test
     void remoteAccessErrorIsAWireFailure() throws Exception {
         try (Harness h = new Harness(); Harness.Client client = h.client(SIZE)) {
-            SessionId id = h.core.prepare(client.prepareRequest(Op.GET, SIZE)).orElseThrow().sessionId();
+            // PREPARE declares no memory, so READY may name any (a forged key inside a declared region is refused
+            // before the wire: ReadyRegionTest); the device is what refuses this one
+            SessionId id = h.core.prepare(new org.objrdma.api.session.PrepareRequest(Harness.ALICE, Op.GET,
+                    Harness.TARGET, 0, SIZE, Harness.PSN, Harness.COOKIE, client.preparedEndpoint(), null))
+                    .orElseThrow().sessionId();
             LeaseHandle lease = h.core.borrowStaging(id).orElseThrow().handle();
             assertEquals(RcStatus.OK, h.core.finishStaging(id, lease, true, SIZE, "", ""));
             assertEquals(RcStatus.OK, h.core.finishPrepare(id, true));

@@ -98,6 +98,14 @@ public @interface S3GatewayConfig {
             + "connections are made on. Default: a verbs RC transport.")
     String rcTransport_target() default "(objrdma.transport.endpoint.kind=verbs-rc)";
 
+    @AttributeDefinition(name = "hipobj-rc-v2 status style", description = "The HTTP statuses of the "
+            + "/.hipobj-rc/* routes where two conventions differ: objrdma (versitygw's routes: unknown session 404, "
+            + "cookie mismatch 404, limit 429, transfer timeout 504, transfer failure 502) or hipobj (hipObject's "
+            + "reference server: 409, 403, 503, 408, 500). Every other answer, and what each case changes, is the "
+            + "same in both. Default objrdma.",
+            options = { @Option(label = "objrdma", value = "objrdma"), @Option(label = "hipobj", value = "hipobj") })
+    String rdma_rc_status_style() default "objrdma";
+
     @AttributeDefinition(name = "Store filter", description = "LDAP filter selecting the ObjectStore service. "
             + "Default: any.")
     String store_target() default "(objectClass=org.objrdma.api.store.ObjectStore)";

@@ -169,7 +169,8 @@ public final class S3Servlet extends HttpServlet {
         return new RdmaSettings(c.rdma_min_bytes(), c.rdma_chunk_bytes(),
                 RdmaSettings.ForeignSessions.parse(c.rdma_foreign_sessions()),
                 Duration.ofMillis(c.rdma_forward_connect_timeout_ms()), Duration.ofMillis(c.rdma_forward_read_timeout_ms()),
-                RdmaSettings.DeclinedPut.parse(c.rdma_declined_put()));
+                RdmaSettings.DeclinedPut.parse(c.rdma_declined_put()),
+                RdmaSettings.RcStatusStyle.parse(c.rdma_rc_status_style()));
     }
 
     /** @throws IllegalArgumentException naming the bad property */

@@ -19,28 +19,40 @@ class S3ServletSettingsTest {
 
     private static S3GatewayConfig config(String region, String domain, long skew, int xml, long put, long rdmaMin,
             long rdmaChunk) {
-        return config(region, domain, skew, xml, put, rdmaMin, rdmaChunk, "redirect", 2000, 60000);
+        return config(region, domain, skew, xml, put, rdmaMin, rdmaChunk, "redirect", 2000, 60000, "objrdma");
     }
 
     private static S3GatewayConfig foreign(String mode, long connectMs, long readMs) {
-        return config("us-east-1", "", 900, 3 << 20, 5L << 30, 1, 8L << 20, mode, connectMs, readMs);
+        return config("us-east-1", "", 900, 3 << 20, 5L << 30, 1, 8L << 20, mode, connectMs, readMs, "objrdma");
+    }
+
+    private static S3GatewayConfig statusStyle(String style) {
+        return config("us-east-1", "", 900, 3 << 20, 5L << 30, 1, 8L << 20, "redirect", 2000, 60000, style);
     }
 
     private static S3GatewayConfig config(String region, String domain, long skew, int xml, long put, long rdmaMin,
             long rdmaChunk, String foreignSessions, long connectMs, long readMs) {
         return config(region, domain, skew, xml, put, rdmaMin, rdmaChunk, foreignSessions, connectMs, readMs, "501",
-                new long[] {1024, 64, 300_000, 60_000, 30_000});
+                new long[] {1024, 64, 300_000, 60_000, 30_000}, "objrdma");
     }
 
     /** {@code rc}: rdma.rc.max.connections, .per.source, idle, unbound and transfer timeouts (ms). */
     private static S3GatewayConfig rc(String declinedPut, long... rc) {
-        return config("us-east-1", "", 900, 3 << 20, 5L << 30, 1, 8L << 20, "redirect", 2000, 60000, declinedPut, rc);
+        return config("us-east-1", "", 900, 3 << 20, 5L << 30, 1, 8L << 20, "redirect", 2000, 60000, declinedPut, rc,
+                "objrdma");
+    }
+
+    private static S3GatewayConfig statusStyle(String style) {
+        return config("us-east-1", "", 900, 3 << 20, 5L << 30, 1, 8L << 20, "redirect", 2000, 60000, "501",
+                new long[] {1024, 64, 300_000, 60_000, 30_000}, style);
     }
 
     private static S3GatewayConfig config(String region, String domain, long skew, int xml, long put, long rdmaMin,
-            long rdmaChunk, String foreignSessions, long connectMs, long readMs, String declinedPut, long[] rc) {
+            long rdmaChunk, String foreignSessions, long connectMs, long readMs, String declinedPut, long[] rc,
+            String style) {
         return new S3GatewayConfig() {
             @Override public String rdma_declined_put() { return declinedPut; }
+            @Override public String rdma_rc_status_style() { return style; }
             @Override public int rdma_rc_max_connections() { return (int) rc[0]; }
             @Override public int rdma_rc_max_connections_per_source() { return (int) rc[1]; }
             @Override public long rdma_rc_idle_timeout_ms() { return rc[2]; }
@@ -58,6 +70,7 @@ class S3ServletSettingsTest {
             @Override public String rdma_foreign_sessions() { return foreignSessions; }
             @Override public long rdma_forward_connect_timeout_ms() { return connectMs; }
             @Override public long rdma_forward_read_timeout_ms() { return readMs; }
+            @Override public String rdma_rc_status_style() { return style; }
             @Override public boolean sigv2_enabled() { return true; }
             @Override public String store_target() { return "(objectClass=*)"; }
         };
@@ -151,6 +164,17 @@ class S3ServletSettingsTest {
             String m = assertThrows(IllegalArgumentException.class,
                     () -> S3Servlet.rcConnectionSettings(rc("501", v))).getMessage();
             assertTrue(m.contains(row[1]), row[0] + ": " + m);
+        }
+    }
+
+    @Test
+    void theRcStatusStyleIsObjrdmaByDefaultHipobjOnRequestAndNothingElse() {
+        assertEquals(RdmaSettings.RcStatusStyle.OBJRDMA, S3Servlet.rdmaSettings(statusStyle("objrdma")).rcStatusStyle());
+        assertEquals(RdmaSettings.RcStatusStyle.HIPOBJ, S3Servlet.rdmaSettings(statusStyle(" HipObj ")).rcStatusStyle());
+        for (String bad : new String[] {"", "versitygw", "hip obj"}) {
+            String m = assertThrows(IllegalArgumentException.class,
+                    () -> S3Servlet.rdmaSettings(statusStyle(bad))).getMessage();
+            assertTrue(m.contains("rdma.rc.status.style") && m.contains("objrdma or hipobj"), m);
         }
     }
 }
