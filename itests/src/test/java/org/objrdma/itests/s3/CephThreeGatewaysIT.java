@@ -59,7 +59,8 @@ import software.amazon.awssdk.services.s3.model.CompletedPart;
  * Three objrdma distributions (nodes a, b, c, {@code bin/karaf server} each) in front of a real Ceph
  * ({@code scripts/ceph.sh}: RADOS with 3 OSDs, pool size 3, and 2 RGWs, both RGWs in every node's adapter
  * {@code endpoint} list). Objects put through a over plain S3, cuObject and hipobj-rc-v2 are read through b (plain
- * S3, hipobj-rc-v2) and c (plain S3) byte-exact (a cuObject GET through another node is an open finding, disabled); a multipart upload's parts go through a, b and c. Then the faults, each under a PUT/GET load through
+ * S3, hipobj-rc-v2) and c (plain S3) byte-exact, and a cuObject object through c and b over cuObject (one
+ * client agent, a channel per gateway: {@code CuObjAgent#get(String, ...)}); a multipart upload's parts go through a, b and c. Then the faults, each under a PUT/GET load through
  * the gateways, each followed by the audit (every acknowledged write reads back byte-exact, every listed object is
  * whole, every live node's staging pool lent 0 with no double return, no live session): an OSD SIGKILLed and
  * restarted, the adapters' preferred RGW SIGKILLed and restarted, gateway c SIGKILLed. Skipped with the reason when no
@@ -170,7 +171,8 @@ class CephThreeGatewaysIT {
         RawS3 http = new RawS3(nodes.get(node).target());
         try (ClientMemory mem = memory(content, content.length)) {
             AtomicInteger status = new AtomicInteger();
-            long moved = agent.put(mem, 0, content.length, req -> {
+            // the agent channel of each gateway (CuObjAgent: a channel serves the first server that dials it)
+            long moved = agent.put(nodes.get(node).endpoint().toString(), mem, 0, content.length, req -> {
                 try {
                     RawS3.Response r = http.signed("PUT", "/" + bucket + "/" + key, null,
                             RawS3.headers("x-amz-rdma-token", req.headerValue()), new byte[0]);
@@ -188,7 +190,7 @@ class CephThreeGatewaysIT {
     private static byte[] cuObjGet(String node, String key, int size) throws Exception {
         RawS3 http = new RawS3(nodes.get(node).target());
         try (ClientMemory mem = memory(null, size)) {
-            long moved = agent.get(mem, 0, size, req -> {
+            long moved = agent.get(nodes.get(node).endpoint().toString(), mem, 0, size, req -> {
                 try {
                     RawS3.Response r = http.signed("GET", "/" + bucket + "/" + key, null,
                             RawS3.headers("x-amz-rdma-token", req.headerValue()), new byte[0]);
@@ -282,9 +284,6 @@ class CephThreeGatewaysIT {
 
     @Test
     @Order(3)
-    @org.junit.jupiter.api.Disabled("open finding (issue 28): a cuObject GET through c of an object put through a answered"
-            + " without x-amz-rdma-bytes-transferred (the agent saw -5) in the one run that reached it (2026-12-03, load"
-            + " average ~20); not diagnosed by the session's deadline. Remove this line to reproduce.")
     void cuObjectGetThroughAnotherGatewayThanTheWriter() throws Exception {
         byte[] data = random(4, OBJECT);
         cuObjPut("a", "cuobj-read", data);
