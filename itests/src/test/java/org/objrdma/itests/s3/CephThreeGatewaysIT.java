@@ -322,8 +322,8 @@ class CephThreeGatewaysIT {
     /**
      * Opt-in measurement ({@code -Dobjrdma.ceph.bench=true}), not a test: plain S3 PUT and GET at 4 KiB and 64 MiB
      * through gateway a and directly on the first RGW, with the same SDK client settings on both paths, side by side:
-     * each round does direct PUT, gateway PUT, direct GET, gateway GET, so both paths see the same moment of a
-     * shared machine. A round is {@code objrdma.ceph.bench.small} operations of each kind at 4 KiB (default 40) or
+     * each object is PUT on both paths, then GET on both paths (which path goes first alternates object by object),
+     * so both paths see the same moment of a shared machine. A round is {@code objrdma.ceph.bench.small} operations of each kind at 4 KiB (default 40) or
      * one at 64 MiB; there are {@code objrdma.ceph.bench.rounds} rounds (default 8, after one warm-up round). Prints,
      * per size and operation, the gateway/direct throughput ratio of each round (min / median / max) and the MB/s
      * of both paths over all rounds; asserts nothing about speed.
@@ -346,20 +346,23 @@ class CephThreeGatewaysIT {
                     long[] nanos = new long[4];
                     for (int i = 0; i < perRound; i++) {
                         String key = "fig-" + size + "-" + i;
-                        long t0 = System.nanoTime();
-                        rgw.putObject(x -> x.bucket(direct).key(key), RequestBody.fromBytes(data));
-                        long t1 = System.nanoTime();
-                        gw.putObject(x -> x.bucket(bucket).key(key), RequestBody.fromBytes(data));
-                        long t2 = System.nanoTime();
-                        rgw.getObject(x -> x.bucket(direct).key(key), ResponseTransformer.toBytes());
-                        long t3 = System.nanoTime();
-                        byte[] back = gw.getObject(x -> x.bucket(bucket).key(key), ResponseTransformer.toBytes()).asByteArray();
-                        long t4 = System.nanoTime();
-                        assertEquals(size, back.length);
-                        nanos[0] += t1 - t0;
-                        nanos[1] += t2 - t1;
-                        nanos[2] += t3 - t2;
-                        nanos[3] += t4 - t3;
+                        // which path goes first alternates, so neither always follows the other's work on RGW
+                        boolean directFirst = ((r + 1) * perRound + i) % 2 == 0;
+                        Runnable[] ops = {
+                            () -> rgw.putObject(x -> x.bucket(direct).key(key), RequestBody.fromBytes(data)),
+                            () -> gw.putObject(x -> x.bucket(bucket).key(key), RequestBody.fromBytes(data)),
+                            () -> assertEquals(size, rgw.getObject(x -> x.bucket(direct).key(key),
+                                    ResponseTransformer.toBytes()).asByteArray().length),
+                            () -> assertEquals(size, gw.getObject(x -> x.bucket(bucket).key(key),
+                                    ResponseTransformer.toBytes()).asByteArray().length)};
+                        for (int pair = 0; pair < 2; pair++) {
+                            for (int side = 0; side < 2; side++) {
+                                int k = 2 * pair + (directFirst ? side : 1 - side);
+                                long t0 = System.nanoTime();
+                                ops[k].run();
+                                nanos[k] += System.nanoTime() - t0;
+                            }
+                        }
                     }
                     if (r >= 0) {
                         ratios[0][r] = (double) nanos[0] / nanos[1];

@@ -12,6 +12,10 @@ import javax.net.ssl.TrustManagerFactory;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.http.SdkHttpRequest;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.core.retry.RetryMode;
 import software.amazon.awssdk.http.SdkHttpClient;
@@ -105,9 +109,25 @@ final class RemoteClients {
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
                 .overrideConfiguration(o -> o.retryStrategy(RetryMode.STANDARD)
-                        .retryStrategy(b -> b.maxAttempts(s.maxRetries() + 1)))
+                        .retryStrategy(b -> b.maxAttempts(s.maxRetries() + 1))
+                        .addExecutionInterceptor(NO_EXPECT_CONTINUE))
                 .build();
     }
+
+    /**
+     * Drops the {@code Expect: 100-continue} the SDK adds to PutObject and UploadPart: waiting for the remote's
+     * interim answer before the body costs a round trip on every put (issue 28: the gateway's cost in front of RGW),
+     * and what it would save — a refused body not sent — is rare here: the adapter checked names and the owner
+     * before, and a streamed body is cut by a refusal anyway. Runs after the SDK's own interceptors.
+     */
+    static final ExecutionInterceptor NO_EXPECT_CONTINUE = new ExecutionInterceptor() {
+        @Override
+        public SdkHttpRequest modifyHttpRequest(Context.ModifyHttpRequest context, ExecutionAttributes attributes) {
+            SdkHttpRequest request = context.httpRequest();
+            return request.firstMatchingHeader("Expect").isPresent() ? request.toBuilder().removeHeader("Expect").build()
+                    : request;
+        }
+    };
 
     private static TrustManager[] trustManagers(S3StoreSettings s) {
         try (InputStream in = Files.newInputStream(s.trustStore())) {
