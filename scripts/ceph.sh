@@ -180,6 +180,11 @@ osd_recovery_sleep_hdd = 0
 osd_recovery_max_active = 8
 # the default warns below 30 % free disk, a shared disk is often there
 mon_data_avail_warn = 5
+# RGW frees a deleted or overwritten object's data only by its garbage collector, by default 2 h later: the
+# figures run (64 MiB objects written and deleted on two paths) filled the 2 GiB memstores with such data, the OSDs
+# went full and every PUT hung. 2 minutes keeps reads that are still streaming an old object safe and frees it soon
+rgw_gc_obj_min_wait = 120
+rgw_gc_processor_period = 60
 $store_conf
 EOF
     local n

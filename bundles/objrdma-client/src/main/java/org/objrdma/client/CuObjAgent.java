@@ -2,7 +2,10 @@ package org.objrdma.client;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Objects;
 import org.objrdma.api.session.Op;
 import org.objrdma.api.transport.Access;
@@ -27,8 +30,21 @@ import org.objrdma.wire.RemoteSlice;
  * remote access). The agent opens {@code lanes} channels with the shared agent key as their access key
  * ({@code ChannelOptions.accessKey}) and never connects them: a channel in INIT accepts one authenticated
  * inbound connection, which the server makes when it first serves a descriptor naming that channel, and keeps.
- * One lane is one TCP connection per server; use more lanes to let one server run several transfers to this
- * client in parallel streams. A lane whose connection ended (the server went away or dropped it, a transfer
+ * One lane is one TCP connection, to the first server that dials it; use more lanes to let one server run several transfers to this
+ * client in parallel streams.
+ *
+ * <p><b>Several servers.</b> An agent channel accepts one server for its life (the TCP stand-in for a DC target
+ * accepts any number of initiators, so this is where the emulation differs): once gateway a has dialed lane 0 and
+ * keeps that connection, a descriptor naming lane 0 sent to gateway c makes c's dial be refused, and the transfer
+ * fails there ({@code RDMATransferFailed}, {@code -EIO}) after c's failed-dial delay. A client of several gateways
+ * (a fleet, issue 28) therefore names the gateway it sends the request to: {@link #get(String, ClientMemory, long,
+ * long, CuObjRequestHandler)}, {@link #put(String, ClientMemory, long, long, CuObjRequestHandler)},
+ * {@link #descriptor(ClientMemory, long, long, Op, String)}. The agent keeps one channel per named server (opened
+ * at its first transfer, at most {@link #MAX_SERVERS}), with the lanes' reset rules. The lane methods are for a
+ * client of one gateway. A client that cannot know which server serves a request (a load balancer in front of
+ * several gateways) must not share one agent across them: open one agent per gateway it can address.
+ *
+ * <p>A lane whose connection ended (the server went away or dropped it, a transfer
  * failed) is {@link Channel#reset() reset} by the next {@link #descriptor} call on it: back to INIT with the same
  * channel id and key, so descriptors already handed out stay valid and the server can dial again. Until that
  * call a server's dial to the lane is refused (its request fails with {@code -EIO}, which cuObject clients
@@ -54,11 +70,15 @@ import org.objrdma.wire.RemoteSlice;
 public final class CuObjAgent implements AutoCloseable {
     /** A server's limit per {@code handleGetObject} / {@code handlePutObject}: 1 GiB. */
     public static final long DEFAULT_MAX_REQUEST_SIZE = 1L << 30;
+    /** The most servers one agent keeps a channel for ({@link #channel(String)}). */
+    public static final int MAX_SERVERS = 256;
 
     private final Transport transport;
     private final byte[] agentKey;
     private final long maxRequestSize;
     private final Channel[] lanes;
+    /** One channel per named server, in the order first named; guarded by this. */
+    private final java.util.Map<String, Channel> servers = new java.util.LinkedHashMap<>();
     private boolean closed;
 
     private CuObjAgent(Transport transport, byte[] agentKey, int lanes, long maxRequestSize) {
@@ -152,10 +172,47 @@ public final class CuObjAgent implements AutoCloseable {
      */
     public synchronized Channel channel(int lane) throws TransportException {
         Objects.checkIndex(lane, lanes.length);
+        checkOpen();
+        Channel c = usable(lanes[lane]);
+        lanes[lane] = c;
+        return c;
+    }
+
+    /**
+     * The channel kept for {@code server} (any stable name of one gateway, e.g. its endpoint URI), opened at its
+     * first use; reset or replaced as {@link #channel(int)} does for a lane.
+     *
+     * @throws IllegalArgumentException a null or empty name
+     * @throws TransportException CLOSED after {@link #close()}; RESOURCE_EXHAUSTED when {@link #MAX_SERVERS}
+     *         servers have a channel already; what {@link Transport#openChannel} throws
+     */
+    public synchronized Channel channel(String server) throws TransportException {
+        if (server == null || server.isEmpty()) {
+            throw new IllegalArgumentException("no server name");
+        }
+        checkOpen();
+        Channel c = servers.get(server);
+        if (c == null) {
+            if (servers.size() >= MAX_SERVERS) {
+                throw new TransportException(TransportError.RESOURCE_EXHAUSTED, "this agent keeps channels for "
+                        + MAX_SERVERS + " servers already: open another agent");
+            }
+            c = openLane();
+        } else {
+            c = usable(c);
+        }
+        servers.put(server, c);
+        return c;
+    }
+
+    private void checkOpen() throws TransportException {
         if (closed) {
             throw new TransportException(TransportError.CLOSED, "the agent is closed");
         }
-        Channel c = lanes[lane];
+    }
+
+    /** {@code c} reset if its connection ended (same id and key), or a new channel if it cannot be reset or was closed. */
+    private Channel usable(Channel c) throws TransportException {
         if (c.state() == ChannelState.ERROR) {
             try {
                 c.reset(); // keeps the channel id: descriptors naming it stay valid
@@ -166,7 +223,6 @@ public final class CuObjAgent implements AutoCloseable {
         if (c.state() == ChannelState.CLOSED || c.state() == ChannelState.ERROR) {
             c.close();
             c = openLane();
-            lanes[lane] = c;
         }
         return c;
     }
@@ -191,10 +247,27 @@ public final class CuObjAgent implements AutoCloseable {
             throws TransportException {
         checkRange(memory, bufferOffset, size, op);
         Objects.checkIndex(lane, lanes.length);
+        return grant(memory, bufferOffset, size, op, channel(lane));
+    }
+
+    /**
+     * As {@link #descriptor(ClientMemory, long, long, Op, int)} on the channel kept for {@code server}
+     * ({@link #channel(String)}): the descriptor to send to that server only.
+     *
+     * @throws IllegalArgumentException also for a null or empty server name
+     * @throws TransportException also RESOURCE_EXHAUSTED past {@link #MAX_SERVERS} servers
+     */
+    public CuObjGrant descriptor(ClientMemory memory, long bufferOffset, long size, Op op, String server)
+            throws TransportException {
+        checkRange(memory, bufferOffset, size, op);
+        return grant(memory, bufferOffset, size, op, channel(server));
+    }
+
+    private CuObjGrant grant(ClientMemory memory, long bufferOffset, long size, Op op, Channel c)
+            throws TransportException {
         if (size > CuObjDescriptor.MAX_REGION_SIZE) {
             throw new IllegalArgumentException("a descriptor describes at most 2^32 - 1 bytes, asked " + size);
         }
-        Channel c = channel(lane);
         EndpointInfo.Tcp me = c.localEndpoint().as(EndpointInfo.Tcp.class).orElseThrow(() -> new TransportException(
                 TransportError.INVALID_ARGUMENT, "a cuObject descriptor names a TCP memory agent, the channel is "
                 + c.localEndpoint().kind()));
@@ -247,12 +320,35 @@ public final class CuObjAgent implements AutoCloseable {
         return run(Op.PUT, memory, bufferOffset, size, handler, 0);
     }
 
+    /**
+     * {@link #get} through the gateway named {@code server}: the descriptors name the channel kept for it
+     * ({@link #channel(String)}), so any number of gateways can serve one agent. {@code -EINVAL} also for a null
+     * or empty name; {@code -EIO} also past {@link #MAX_SERVERS} servers.
+     */
+    public long get(String server, ClientMemory memory, long bufferOffset, long size, CuObjRequestHandler handler) {
+        return run(Op.GET, memory, bufferOffset, size, handler, () -> descriptor(memory, bufferOffset, size, Op.GET, server));
+    }
+
+    /** {@link #put} through the gateway named {@code server}, as {@link #get(String, ClientMemory, long, long, CuObjRequestHandler)}. */
+    public long put(String server, ClientMemory memory, long bufferOffset, long size, CuObjRequestHandler handler) {
+        return run(Op.PUT, memory, bufferOffset, size, handler, () -> descriptor(memory, bufferOffset, size, Op.PUT, server));
+    }
+
     /** {@link #get} or {@link #put} on a given lane. */
     public long run(Op op, ClientMemory memory, long bufferOffset, long size, CuObjRequestHandler handler, int lane) {
+        return run(op, memory, bufferOffset, size, handler, () -> descriptor(memory, bufferOffset, size, op, lane));
+    }
+
+    private interface GrantSource {
+        CuObjGrant open() throws TransportException;
+    }
+
+    private long run(Op op, ClientMemory memory, long bufferOffset, long size, CuObjRequestHandler handler,
+            GrantSource source) {
         CuObjGrant grant;
         try {
             Objects.requireNonNull(handler, "handler");
-            grant = descriptor(memory, bufferOffset, size, op, lane);
+            grant = source.open();
         } catch (IllegalArgumentException | NullPointerException | IndexOutOfBoundsException e) {
             return -Errno.EINVAL;
         } catch (TransportException e) {
@@ -282,7 +378,7 @@ public final class CuObjAgent implements AutoCloseable {
         return done;
     }
 
-    /** Closes every lane (servers connected to them see the connection end); idempotent. */
+    /** Closes every lane and server channel (servers connected to them see the connection end); idempotent. */
     @Override
     public void close() {
         Channel[] open;
@@ -291,7 +387,9 @@ public final class CuObjAgent implements AutoCloseable {
                 return;
             }
             closed = true;
-            open = lanes.clone();
+            List<Channel> all = new ArrayList<>(Arrays.asList(lanes));
+            all.addAll(servers.values());
+            open = all.toArray(Channel[]::new);
         }
         for (Channel c : open) {
             if (c != null) {

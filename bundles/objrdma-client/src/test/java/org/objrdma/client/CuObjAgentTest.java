@@ -337,4 +337,56 @@ class CuObjAgentTest {
             two.close();
         }
     }
+
+    /**
+     * Issue 28: gateway a dialed the agent first and keeps its connection; a descriptor of the same lane sent to
+     * gateway c cannot be served there (c's dial is refused). Each named server gets its own channel instead.
+     */
+    @Test
+    void eachNamedServerGetsItsOwnChannelSoASecondGatewayCanServeTheAgent() throws Exception {
+        TcpTransport gatewayC = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP);
+        MemoryRegion cRegion = gatewayC.register(arena.allocate(SIZE, 4096), EnumSet.of(Access.LOCAL_WRITE));
+        Channel fromC = gatewayC.openChannel(ChannelOptions.DEFAULT);
+        try {
+            fill(serverRegion.segment(), 21);
+            fill(cRegion.segment(), 22);
+            // the lane is taken by the first server for good: the second one is refused
+            CuObjDescriptor lane = agent.descriptor(memory, 0, SIZE, Op.GET).descriptor();
+            serverConnect(lane, key);
+            Channel refused = gatewayC.openChannel(ChannelOptions.DEFAULT);
+            assertThrows(TransportException.class, () -> refused.connect(lane.tcpEndpoint(key).value()));
+            refused.close();
+
+            CuObjDescriptor forA = agent.descriptor(memory, 0, SIZE, Op.GET, "http://a").descriptor();
+            CuObjDescriptor forC = agent.descriptor(memory, 0, SIZE, Op.GET, "http://c").descriptor();
+            assertNotEquals(forA.targetNumber(), forC.targetNumber(), "one channel per server");
+            assertNotEquals(lane.targetNumber(), forA.targetNumber(), "the lanes stay the single-gateway clients'");
+            assertEquals(forA.targetNumber(), agent.descriptor(memory, 0, 4096, Op.GET, "http://a").descriptor()
+                    .targetNumber(), "a server keeps its channel");
+            Channel a = serverConnect(forA, key);
+            fromC.connect(forC.tcpEndpoint(key).value());
+            assertTrue(run(a, WorkRequest.write(1, ScatterGatherEntry.of(serverRegion), forA.remoteRegion())).isSuccess());
+            assertEquals(-1, memory.segment().mismatch(serverRegion.segment()));
+            assertTrue(run(fromC, WorkRequest.write(2, ScatterGatherEntry.of(cRegion), forC.remoteRegion())).isSuccess());
+            assertEquals(-1, memory.segment().mismatch(cRegion.segment()), "gateway c wrote through its own channel");
+        } finally {
+            fromC.close();
+            cRegion.close();
+            gatewayC.close();
+        }
+    }
+
+    @Test
+    void serverNamesAreCheckedAndBounded() throws Exception {
+        assertThrows(IllegalArgumentException.class, () -> agent.channel(""));
+        assertEquals(-Errno.EINVAL, agent.get((String) null, memory, 0, 4096, r -> r.size()));
+        for (int i = 0; i < CuObjAgent.MAX_SERVERS; i++) {
+            agent.channel("server-" + i);
+        }
+        TransportException full = assertThrows(TransportException.class, () -> agent.channel("one-more"));
+        assertEquals(TransportError.RESOURCE_EXHAUSTED, full.error());
+        assertEquals(-Errno.EIO, agent.put("one-more", memory, 0, 4096, r -> r.size()));
+        agent.close();
+        assertEquals(TransportError.CLOSED, assertThrows(TransportException.class, () -> agent.channel("server-0")).error());
+    }
 }

@@ -59,7 +59,8 @@ import software.amazon.awssdk.services.s3.model.CompletedPart;
  * Three objrdma distributions (nodes a, b, c, {@code bin/karaf server} each) in front of a real Ceph
  * ({@code scripts/ceph.sh}: RADOS with 3 OSDs, pool size 3, and 2 RGWs, both RGWs in every node's adapter
  * {@code endpoint} list). Objects put through a over plain S3, cuObject and hipobj-rc-v2 are read through b (plain
- * S3, hipobj-rc-v2) and c (plain S3) byte-exact (a cuObject GET through another node is an open finding, disabled); a multipart upload's parts go through a, b and c. Then the faults, each under a PUT/GET load through
+ * S3, hipobj-rc-v2) and c (plain S3) byte-exact, and a cuObject object through c and b over cuObject (one
+ * client agent, a channel per gateway: {@code CuObjAgent#get(String, ...)}); a multipart upload's parts go through a, b and c. Then the faults, each under a PUT/GET load through
  * the gateways, each followed by the audit (every acknowledged write reads back byte-exact, every listed object is
  * whole, every live node's staging pool lent 0 with no double return, no live session): an OSD SIGKILLed and
  * restarted, the adapters' preferred RGW SIGKILLed and restarted, gateway c SIGKILLed. Skipped with the reason when no
@@ -170,7 +171,8 @@ class CephThreeGatewaysIT {
         RawS3 http = new RawS3(nodes.get(node).target());
         try (ClientMemory mem = memory(content, content.length)) {
             AtomicInteger status = new AtomicInteger();
-            long moved = agent.put(mem, 0, content.length, req -> {
+            // the agent channel of each gateway (CuObjAgent: a channel serves the first server that dials it)
+            long moved = agent.put(nodes.get(node).endpoint().toString(), mem, 0, content.length, req -> {
                 try {
                     RawS3.Response r = http.signed("PUT", "/" + bucket + "/" + key, null,
                             RawS3.headers("x-amz-rdma-token", req.headerValue()), new byte[0]);
@@ -188,7 +190,7 @@ class CephThreeGatewaysIT {
     private static byte[] cuObjGet(String node, String key, int size) throws Exception {
         RawS3 http = new RawS3(nodes.get(node).target());
         try (ClientMemory mem = memory(null, size)) {
-            long moved = agent.get(mem, 0, size, req -> {
+            long moved = agent.get(nodes.get(node).endpoint().toString(), mem, 0, size, req -> {
                 try {
                     RawS3.Response r = http.signed("GET", "/" + bucket + "/" + key, null,
                             RawS3.headers("x-amz-rdma-token", req.headerValue()), new byte[0]);
@@ -282,9 +284,6 @@ class CephThreeGatewaysIT {
 
     @Test
     @Order(3)
-    @org.junit.jupiter.api.Disabled("open finding (issue 28): a cuObject GET through c of an object put through a answered"
-            + " without x-amz-rdma-bytes-transferred (the agent saw -5) in the one run that reached it (2026-12-03, load"
-            + " average ~20); not diagnosed by the session's deadline. Remove this line to reproduce.")
     void cuObjectGetThroughAnotherGatewayThanTheWriter() throws Exception {
         byte[] data = random(4, OBJECT);
         cuObjPut("a", "cuobj-read", data);
@@ -321,69 +320,94 @@ class CephThreeGatewaysIT {
     }
 
     /**
-     * Opt-in measurement ({@code -Dobjrdma.ceph.bench=true}), not a test: plain S3 PUT and GET at 4 KiB and 64 MiB with
-     * the same SDK client settings through gateway a and directly on the first RGW, interleaved round by round so
-     * both see the same moment of a shared machine. Prints MB/s, ops/s and gateway/direct ratios; asserts nothing
-     * about speed.
+     * Opt-in measurement ({@code -Dobjrdma.ceph.bench=true}), not a test: plain S3 PUT and GET at 4 KiB and 64 MiB
+     * through gateway a and directly on the first RGW, with the same SDK client settings on both paths, side by side:
+     * each object is PUT on both paths, then GET on both paths (which path goes first alternates object by object),
+     * so both paths see the same moment of a shared machine. A round is {@code objrdma.ceph.bench.small} operations of each kind at 4 KiB (default 40) or
+     * one at 64 MiB; there are {@code objrdma.ceph.bench.rounds} rounds (default 8, after one warm-up round). Prints,
+     * per size and operation, the gateway/direct throughput ratio of each round (min / median / max) and the MB/s
+     * of both paths over all rounds; asserts nothing about speed.
      */
     @Test
     @Order(5)
     void measurePlainS3ThroughAGatewayAgainstDirectlyOnRgw() throws Exception {
         Assumptions.assumeTrue(Boolean.getBoolean("objrdma.ceph.bench"), "-Dobjrdma.ceph.bench=true");
         String direct = "fig-direct-" + bucket;
-        try (S3Client rgw = S3Client.builder().endpointOverride(ceph.endpoints.getFirst())
-                .region(software.amazon.awssdk.regions.Region.US_EAST_1).forcePathStyle(true)
-                .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
-                        software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(ceph.accessKey, ceph.secretKey)))
-                // RGW 16.2 knows neither the SDK's default flexible-checksum trailers nor (for empty bodies)
-                // aws-chunked: the settings the adapter uses towards RGW, so both sides send the same bytes
-                .requestChecksumCalculation(software.amazon.awssdk.core.checksums.RequestChecksumCalculation.WHEN_REQUIRED)
-                .responseChecksumValidation(software.amazon.awssdk.core.checksums.ResponseChecksumValidation.WHEN_REQUIRED)
-                .serviceConfiguration(software.amazon.awssdk.services.s3.S3Configuration.builder()
-                        .chunkedEncodingEnabled(false).build())
-                .overrideConfiguration(o -> o.apiCallTimeout(CALL_BOUND)).build();
-                S3Client gw = sdk("a")) {
+        try (S3Client rgw = benchClient(ceph.endpoints.getFirst(), ceph.accessKey, ceph.secretKey);
+                S3Client gw = benchClient(nodes.get("a").endpoint(), FleetNode.ACCESS_KEY, FleetNode.SECRET_KEY)) {
             rgw.createBucket(x -> x.bucket(direct));
+            int rounds = Integer.getInteger("objrdma.ceph.bench.rounds", 8);
             for (int size : new int[] {4 << 10, 64 << 20}) {
-                int rounds = size < (1 << 20) ? Integer.getInteger("objrdma.ceph.bench.small", 300)
-                        : Integer.getInteger("objrdma.ceph.bench.large", 6);
+                int perRound = size < (1 << 20) ? Integer.getInteger("objrdma.ceph.bench.small", 40) : 1;
                 byte[] data = random(size, size);
-                long[] nanos = new long[4]; // put direct, put gateway, get direct, get gateway
+                double[][] ratios = new double[2][rounds]; // PUT, GET: gateway throughput / direct throughput
+                long[] total = new long[4]; // put direct, put gateway, get direct, get gateway
                 for (int r = -1; r < rounds; r++) { // round -1 warms up
-                    String key = "fig-" + size + "-" + Math.max(r, 0);
-                    long t0 = System.nanoTime();
-                    rgw.putObject(x -> x.bucket(direct).key(key), RequestBody.fromBytes(data));
-                    long t1 = System.nanoTime();
-                    gw.putObject(x -> x.bucket(bucket).key(key), RequestBody.fromBytes(data));
-                    long t2 = System.nanoTime();
-                    rgw.getObject(x -> x.bucket(direct).key(key), ResponseTransformer.toBytes());
-                    long t3 = System.nanoTime();
-                    gw.getObject(x -> x.bucket(bucket).key(key), ResponseTransformer.toBytes());
-                    long t4 = System.nanoTime();
+                    long[] nanos = new long[4];
+                    for (int i = 0; i < perRound; i++) {
+                        String key = "fig-" + size + "-" + i;
+                        // which path goes first alternates, so neither always follows the other's work on RGW
+                        boolean directFirst = ((r + 1) * perRound + i) % 2 == 0;
+                        Runnable[] ops = {
+                            () -> rgw.putObject(x -> x.bucket(direct).key(key), RequestBody.fromBytes(data)),
+                            () -> gw.putObject(x -> x.bucket(bucket).key(key), RequestBody.fromBytes(data)),
+                            () -> assertEquals(size, rgw.getObject(x -> x.bucket(direct).key(key),
+                                    ResponseTransformer.toBytes()).asByteArray().length),
+                            () -> assertEquals(size, gw.getObject(x -> x.bucket(bucket).key(key),
+                                    ResponseTransformer.toBytes()).asByteArray().length)};
+                        for (int pair = 0; pair < 2; pair++) {
+                            for (int side = 0; side < 2; side++) {
+                                int k = 2 * pair + (directFirst ? side : 1 - side);
+                                long t0 = System.nanoTime();
+                                ops[k].run();
+                                nanos[k] += System.nanoTime() - t0;
+                            }
+                        }
+                    }
                     if (r >= 0) {
-                        nanos[0] += t1 - t0;
-                        nanos[1] += t2 - t1;
-                        nanos[2] += t3 - t2;
-                        nanos[3] += t4 - t3;
+                        ratios[0][r] = (double) nanos[0] / nanos[1];
+                        ratios[1][r] = (double) nanos[2] / nanos[3];
+                        for (int k = 0; k < 4; k++) {
+                            total[k] += nanos[k];
+                        }
                     }
                 }
-                double[] mbs = new double[4];
-                for (int i = 0; i < 4; i++) {
-                    mbs[i] = (double) rounds * size / (nanos[i] / 1e9) / 1e6;
+                double bytes = (double) rounds * perRound * size;
+                String label = size >= (1 << 20) ? (size >> 20) + " MiB" : (size >> 10) + " KiB";
+                for (int op = 0; op < 2; op++) {
+                    double[] sorted = ratios[op].clone();
+                    java.util.Arrays.sort(sorted);
+                    System.out.printf("ceph figures %s %s, %d rounds x %d: direct %.1f MB/s (%.0f ops/s), through gateway"
+                            + " %.1f MB/s (%.0f ops/s); ratio per round min %.2f median %.2f max %.2f%n", label,
+                            op == 0 ? "PUT" : "GET", rounds, perRound, bytes / (total[2 * op] / 1e9) / 1e6,
+                            rounds * perRound / (total[2 * op] / 1e9), bytes / (total[2 * op + 1] / 1e9) / 1e6,
+                            rounds * perRound / (total[2 * op + 1] / 1e9), sorted[0], sorted[sorted.length / 2],
+                            sorted[sorted.length - 1]);
                 }
-                System.out.printf("ceph figures %s x %d: PUT direct %.1f MB/s (%.0f ops/s), through gateway %.1f MB/s"
-                        + " (%.0f ops/s), ratio %.2f; GET direct %.1f MB/s (%.0f ops/s), through gateway %.1f MB/s"
-                        + " (%.0f ops/s), ratio %.2f%n", size >= (1 << 20) ? (size >> 20) + " MiB" : (size >> 10) + " KiB",
-                        rounds, mbs[0], mbs[0] * 1e6 / size, mbs[1], mbs[1] * 1e6 / size, mbs[1] / mbs[0],
-                        mbs[2], mbs[2] * 1e6 / size, mbs[3], mbs[3] * 1e6 / size, mbs[3] / mbs[2]);
-                for (int r = 0; r < rounds; r++) {
-                    String key = "fig-" + size + "-" + r;
+                for (int i = 0; i < perRound; i++) {
+                    String key = "fig-" + size + "-" + i;
                     rgw.deleteObject(x -> x.bucket(direct).key(key));
                     gw.deleteObject(x -> x.bucket(bucket).key(key));
                 }
             }
             rgw.deleteBucket(x -> x.bucket(direct));
         }
+    }
+
+    /**
+     * The bench's client, the same on both paths: RGW 16.2 knows neither the SDK's default flexible-checksum trailers
+     * nor (for empty bodies) aws-chunked, so neither is used, towards RGW or towards the gateway.
+     */
+    private static S3Client benchClient(java.net.URI endpoint, String accessKey, String secretKey) {
+        return S3Client.builder().endpointOverride(endpoint)
+                .region(software.amazon.awssdk.regions.Region.US_EAST_1).forcePathStyle(true)
+                .credentialsProvider(software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+                        software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create(accessKey, secretKey)))
+                .requestChecksumCalculation(software.amazon.awssdk.core.checksums.RequestChecksumCalculation.WHEN_REQUIRED)
+                .responseChecksumValidation(software.amazon.awssdk.core.checksums.ResponseChecksumValidation.WHEN_REQUIRED)
+                .serviceConfiguration(software.amazon.awssdk.services.s3.S3Configuration.builder()
+                        .chunkedEncodingEnabled(false).build())
+                .overrideConfiguration(o -> o.apiCallTimeout(CALL_BOUND)).build();
     }
 
     // ---------------------------------------------------------------- faults

@@ -66,8 +66,11 @@ final class ObjectOperations {
         }
         int partNumber = partNumberParam == null ? 0
                 : x.intParam("partNumber", 1, 1, org.objrdma.api.store.StoreLimits.MAX_PART_NUMBER);
-        try (ObjectContent content = x.store.open(x.bucket, x.key, Conditions.NONE)) {
-            ObjectInfo info = content.info();
+        // a HEAD without partNumber needs only the object's record: the store's head, not open (a store may open by
+        // starting the read itself, as the S3 adapter does with one whole-object GET)
+        boolean recordOnly = head && partNumber == 0;
+        try (ObjectContent content = recordOnly ? null : x.store.open(x.bucket, x.key, Conditions.NONE)) {
+            ObjectInfo info = recordOnly ? x.store.head(x.bucket, x.key, Conditions.NONE) : content.info();
             // evaluated here, on the version just opened, so that a 304 can name it: S3 sends the ETag and
             // Last-Modified with Not Modified, and a client revalidating its cache needs them
             if (conditions(x, "").evaluate(info.etag(), info.lastModified()) == Conditions.Outcome.NOT_MODIFIED) {

@@ -19,15 +19,11 @@ class S3ServletSettingsTest {
 
     private static S3GatewayConfig config(String region, String domain, long skew, int xml, long put, long rdmaMin,
             long rdmaChunk) {
-        return config(region, domain, skew, xml, put, rdmaMin, rdmaChunk, "redirect", 2000, 60000, "objrdma");
+        return config(region, domain, skew, xml, put, rdmaMin, rdmaChunk, "redirect", 2000, 60000);
     }
 
     private static S3GatewayConfig foreign(String mode, long connectMs, long readMs) {
-        return config("us-east-1", "", 900, 3 << 20, 5L << 30, 1, 8L << 20, mode, connectMs, readMs, "objrdma");
-    }
-
-    private static S3GatewayConfig statusStyle(String style) {
-        return config("us-east-1", "", 900, 3 << 20, 5L << 30, 1, 8L << 20, "redirect", 2000, 60000, style);
+        return config("us-east-1", "", 900, 3 << 20, 5L << 30, 1, 8L << 20, mode, connectMs, readMs);
     }
 
     private static S3GatewayConfig config(String region, String domain, long skew, int xml, long put, long rdmaMin,
@@ -70,7 +66,6 @@ class S3ServletSettingsTest {
             @Override public String rdma_foreign_sessions() { return foreignSessions; }
             @Override public long rdma_forward_connect_timeout_ms() { return connectMs; }
             @Override public long rdma_forward_read_timeout_ms() { return readMs; }
-            @Override public String rdma_rc_status_style() { return style; }
             @Override public boolean sigv2_enabled() { return true; }
             @Override public String store_target() { return "(objectClass=*)"; }
         };

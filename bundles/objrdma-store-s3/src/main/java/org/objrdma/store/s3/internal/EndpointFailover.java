@@ -43,20 +43,40 @@ final class EndpointFailover implements InvocationHandler {
     private final Set<Integer> failoverStatuses;
     private final long cooldownNanos;
     private final LongSupplier clock;
-    private final AtomicInteger preferred = new AtomicInteger();
     private final AtomicLongArray coolingUntil;
     private final Runnable onClose;
     private final Map<Method, Boolean> implemented = new ConcurrentHashMap<>();
 
+    private final AtomicInteger preferredShared;
+
     private EndpointFailover(List<URI> endpoints, List<S3Client> clients, Set<Integer> failoverStatuses,
             long cooldownMs, LongSupplier clock, Runnable onClose) {
+        this(endpoints, clients, failoverStatuses, cooldownMs * 1_000_000, clock, onClose, new AtomicInteger(),
+                new AtomicLongArray(clients.size()));
+    }
+
+    private EndpointFailover(List<URI> endpoints, List<S3Client> clients, Set<Integer> failoverStatuses,
+            long cooldownNanos, LongSupplier clock, Runnable onClose, AtomicInteger preferred, AtomicLongArray cooling) {
         this.endpoints = List.copyOf(endpoints);
         this.clients = List.copyOf(clients);
         this.failoverStatuses = Set.copyOf(failoverStatuses);
-        this.cooldownNanos = cooldownMs * 1_000_000;
+        this.cooldownNanos = cooldownNanos;
         this.clock = clock;
-        this.coolingUntil = new AtomicLongArray(clients.size());
+        this.coolingUntil = cooling;
         this.onClose = onClose;
+        this.preferredShared = preferred;
+    }
+
+    /**
+     * A second client over the same endpoints ({@code clients}: other SDK settings, same order) that shares this
+     * one's view of them: the preferred endpoint and the cooling ones. Closing it closes {@code clients} only.
+     */
+    static S3Client sibling(S3Client failover, List<S3Client> clients) {
+        EndpointFailover of = (EndpointFailover) Proxy.getInvocationHandler(failover);
+        EndpointFailover handler = new EndpointFailover(of.endpoints, clients, of.failoverStatuses, of.cooldownNanos,
+                of.clock, () -> { }, of.preferredShared, of.coolingUntil);
+        return (S3Client) Proxy.newProxyInstance(S3Client.class.getClassLoader(), new Class<?>[] {S3Client.class},
+                handler);
     }
 
     /**
@@ -114,8 +134,8 @@ final class EndpointFailover implements InvocationHandler {
             int i = (first + attempt) % n;
             try {
                 Object result = method.invoke(clients.get(i), args);
-                if (preferred.get() != i) {
-                    int was = preferred.getAndSet(i);
+                if (preferredShared.get() != i) {
+                    int was = preferredShared.getAndSet(i);
                     if (was != i) {
                         LOG.warn("S3 store: now using {} instead of {}", endpoints.get(i), endpoints.get(was));
                     }
@@ -141,7 +161,7 @@ final class EndpointFailover implements InvocationHandler {
     /** The preferred endpoint unless it is cooling down, else the next one that is not; all cooling: the preferred. */
     private int firstCandidate() {
         int n = clients.size();
-        int start = preferred.get();
+        int start = preferredShared.get();
         long now = clock.getAsLong();
         for (int k = 0; k < n; k++) {
             int i = (start + k) % n;
@@ -154,6 +174,9 @@ final class EndpointFailover implements InvocationHandler {
 
     /** No answer from the endpoint at all, or a status configured to mean the endpoint (not the request) failed. */
     boolean endpointFailed(Throwable t) {
+        if (VerifiedBody.Refused.in(t) != null) {
+            return false; // the client's body was refused (or broke): the endpoint did nothing wrong
+        }
         if (t instanceof AwsServiceException service) {
             return failoverStatuses.contains(service.statusCode());
         }

@@ -7,28 +7,42 @@ import org.objrdma.api.store.Conditions;
 import org.objrdma.api.store.ObjectAttributes;
 import org.objrdma.api.store.ObjectInfo;
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 
-/** Turns the remote store's HEAD answer into the SPI's {@link ObjectInfo}. */
+/** Turns the remote store's HEAD (or whole-object GET) answer into the SPI's {@link ObjectInfo}. */
 final class RemoteObjects {
     private RemoteObjects() {
     }
 
     static ObjectInfo info(String key, HeadObjectResponse r) {
-        Map<String, String> remoteMeta = r.metadata();
-        ObjectAttributes attributes = new ObjectAttributes(r.contentType(), r.contentEncoding(),
-                r.contentDisposition(), r.contentLanguage(), r.cacheControl(), r.expiresString(),
-                ObjectMetadata.userFromRemote(remoteMeta));
+        return info(key, r.contentLength(), r.eTag(), r.lastModified(), r.metadata(), new ObjectAttributes(r.contentType(),
+                r.contentEncoding(), r.contentDisposition(), r.contentLanguage(), r.cacheControl(), r.expiresString(),
+                ObjectMetadata.userFromRemote(r.metadata())), r.checksumCRC32(), r.checksumCRC32C(),
+                r.checksumCRC64NVME(), r.checksumSHA1(), r.checksumSHA256());
+    }
+
+    /** The same from the answer to a GET of the whole object (no Range), whose headers are HEAD's. */
+    static ObjectInfo info(String key, GetObjectResponse r) {
+        return info(key, r.contentLength(), r.eTag(), r.lastModified(), r.metadata(), new ObjectAttributes(r.contentType(),
+                r.contentEncoding(), r.contentDisposition(), r.contentLanguage(), r.cacheControl(), r.expiresString(),
+                ObjectMetadata.userFromRemote(r.metadata())), r.checksumCRC32(), r.checksumCRC32C(),
+                r.checksumCRC64NVME(), r.checksumSHA1(), r.checksumSHA256());
+    }
+
+    private static ObjectInfo info(String key, Long size, String remoteEtag, java.time.Instant lastModified,
+            Map<String, String> remoteMeta, ObjectAttributes attributes, String crc32, String crc32c, String crc64,
+            String sha1, String sha256) {
         Map<ChecksumAlgorithm, String> checksums = new EnumMap<>(ChecksumAlgorithm.class);
         // the remote store's own checksum first (objects written by other clients), then the adapter's
-        putIfPresent(checksums, ChecksumAlgorithm.CRC32, r.checksumCRC32());
-        putIfPresent(checksums, ChecksumAlgorithm.CRC32C, r.checksumCRC32C());
-        putIfPresent(checksums, ChecksumAlgorithm.CRC64NVME, r.checksumCRC64NVME());
-        putIfPresent(checksums, ChecksumAlgorithm.SHA1, r.checksumSHA1());
-        putIfPresent(checksums, ChecksumAlgorithm.SHA256, r.checksumSHA256());
+        putIfPresent(checksums, ChecksumAlgorithm.CRC32, crc32);
+        putIfPresent(checksums, ChecksumAlgorithm.CRC32C, crc32c);
+        putIfPresent(checksums, ChecksumAlgorithm.CRC64NVME, crc64);
+        putIfPresent(checksums, ChecksumAlgorithm.SHA1, sha1);
+        putIfPresent(checksums, ChecksumAlgorithm.SHA256, sha256);
         checksums.putAll(ObjectMetadata.checksumsFromRemote(remoteMeta));
-        String etag = Conditions.unquote(r.eTag());
-        return new ObjectInfo(key, r.contentLength(), etag, r.lastModified(), attributes, checksums, partsCount(etag));
+        String etag = Conditions.unquote(remoteEtag);
+        return new ObjectInfo(key, size, etag, lastModified, attributes, checksums, partsCount(etag));
     }
 
     /** S3 stores Expires as sent; the SDK's builders only take an Instant, so the raw header rides as an override. */

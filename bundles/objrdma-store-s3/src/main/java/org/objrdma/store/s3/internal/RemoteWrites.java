@@ -27,19 +27,22 @@ import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 /**
  * Whole-object writes with the commit veto kept: the digests are computed first (over the staging
  * segment, or while a stream is spooled), the verifier runs, and only then do the bytes go to the remote
- * store — one PutObject below the multipart threshold, else a multipart upload of configured part size
+ * store — one PutObject up to the multipart threshold, else a multipart upload of configured part size
  * completed at the end (aborted on any failure), so nothing is ever visible remotely that the verifier
  * did not accept.
  */
 final class RemoteWrites {
     private final S3Client s3;
+    private final S3Client streaming;
     private final long threshold;
     private final long partSize;
 
     private final PartLayouts layouts;
 
-    RemoteWrites(S3Client s3, long threshold, long partSize, PartLayouts layouts) {
+    /** @param streaming the client of streamed puts ({@link RemoteClients.Remote#streaming()}) */
+    RemoteWrites(S3Client s3, S3Client streaming, long threshold, long partSize, PartLayouts layouts) {
         this.s3 = s3;
+        this.streaming = streaming;
         this.layouts = layouts;
         this.threshold = threshold;
         this.partSize = partSize;
@@ -57,10 +60,51 @@ final class RemoteWrites {
 
     PutResult put(String remoteBucket, String key, InputStream body, long length, PutOptions options)
             throws StoreException, IOException {
+        // streamed only without additional checksums: the adapter stores those in the object's metadata, a header
+        // that leaves before the body, when they are not known yet
+        if (length > 0 && length <= threshold && options.checksums().isEmpty()) {
+            return streamed(remoteBucket, key, body, length, options);
+        }
         try (Spool spool = new Spool(threshold)) {
             Digests digests = BodyReader.drain(body, length, StoreLimits.MAX_OBJECT_SIZE, options.checksums(), spool);
             options.verifier().verify(digests);
             return send(remoteBucket, key, options.attributes(), digests, offset -> spool.open(offset, spool.length() - offset));
+        }
+    }
+
+    /**
+     * A body of known length up to the threshold, with no additional checksum to store, goes to the remote store
+     * while it arrives, one PutObject, no spool: {@link VerifiedBody} holds its last bytes back until the length and the verifier accepted it, so a
+     * refused body leaves the remote request short and nothing is committed. No Content-MD5 (unknown before the
+     * end): the aws-chunked chunk signatures carry the integrity of every chunk to the remote instead.
+     */
+    private PutResult streamed(String remoteBucket, String key, InputStream body, long length, PutOptions options)
+            throws StoreException, IOException {
+        ObjectAttributes attributes = options.attributes();
+        VerifiedBody verified = new VerifiedBody(body, length, options.checksums(), options.verifier());
+        PutObjectRequest.Builder request = PutObjectRequest.builder().bucket(remoteBucket).key(key).contentLength(length)
+                .contentType(attributes.contentType()).contentEncoding(attributes.contentEncoding())
+                .contentDisposition(attributes.contentDisposition()).contentLanguage(attributes.contentLanguage())
+                .cacheControl(attributes.cacheControl()).overrideConfiguration(RemoteObjects.expiresHeader(attributes.expires()));
+        request.metadata(ObjectMetadata.toRemote(attributes.userMetadata(), Map.of()));
+        try {
+            var response = streaming.putObject(request.build(),
+                    RequestBody.fromContentProvider(verified, length, attributes.contentType()));
+            Digests digests = verified.digests();
+            if (digests == null) {
+                throw new StoreException(StoreError.INTERNAL_ERROR, "the remote store answered PUT " + key
+                        + " before the whole body was sent");
+            }
+            return new PutResult(stripQuotes(response.eTag()), length, Instant.now(), digests.checksums());
+        } catch (SdkException e) {
+            VerifiedBody.Refused refused = VerifiedBody.Refused.in(e);
+            if (refused != null) {
+                refused.rethrow();
+            }
+            throw RemoteErrors.map(e, StoreError.NO_SUCH_BUCKET, "PUT " + key);
+        } catch (VerifiedBody.Refused refused) {
+            refused.rethrow();
+            throw new AssertionError(refused);
         }
     }
 
@@ -77,7 +121,7 @@ final class RemoteWrites {
         Map<String, String> metadata = ObjectMetadata.toRemote(attributes.userMetadata(), digests.checksums());
         long size = digests.length();
         try {
-            if (size < threshold) {
+            if (size <= threshold) { // one PutObject up to the threshold itself: a client's 64 MiB PUT stays one request
                 PutObjectRequest request = PutObjectRequest.builder().bucket(remoteBucket).key(key)
                         .contentLength(size).contentMD5(digests.md5Base64()).metadata(metadata)
                         .contentType(attributes.contentType()).contentEncoding(attributes.contentEncoding())

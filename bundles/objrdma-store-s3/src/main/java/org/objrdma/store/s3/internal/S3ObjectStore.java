@@ -32,11 +32,13 @@ import org.objrdma.api.store.StoreLimits;
 import org.objrdma.api.store.UploadInfo;
 import org.objrdma.api.store.UploadsPage;
 import org.objrdma.wire.UserCredentials;
+import software.amazon.awssdk.core.ResponseInputStream;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.ChecksumMode;
 import software.amazon.awssdk.services.s3.model.CommonPrefix;
 import software.amazon.awssdk.services.s3.model.EncodingType;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
 import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.MetadataDirective;
@@ -50,6 +52,7 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  */
 public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(S3ObjectStore.class);
+    private final RemoteClients.Remote remote;
     private final S3Client s3;
     private final S3StoreSettings settings;
     private final UserCredentials users;
@@ -62,17 +65,18 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
 
     S3ObjectStore(S3StoreSettings settings) throws StoreException {
         this.settings = settings;
-        this.s3 = RemoteClients.create(settings);
+        this.remote = RemoteClients.createBoth(settings);
+        this.s3 = remote.s3();
         this.users = settings.users();
-        this.catalog = new BucketCatalog(s3, settings.systemBucket());
+        this.catalog = new BucketCatalog(s3, settings.systemBucket(), settings.catalogCacheMs(), System::nanoTime);
         this.layouts = new PartLayouts(s3, settings.systemBucket());
-        this.writes = new RemoteWrites(s3, settings.multipartThreshold(), settings.partSize(), layouts);
+        this.writes = new RemoteWrites(s3, remote.streaming(), settings.multipartThreshold(), settings.partSize(), layouts);
         this.multipart = new RemoteMultipart(s3, new UploadRecords(s3, settings.systemBucket()));
         this.tokens = new ListTokens(settings.serviceSecretKey());
         try {
             catalog.ensure();
         } catch (StoreException e) {
-            s3.close();
+            remote.close();
             throw e;
         }
     }
@@ -89,7 +93,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
 
     @Override
     public void close() {
-        s3.close();
+        remote.close();
     }
 
     private String remote(String bucket) {
@@ -112,7 +116,7 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
             return true;
         }
         try {
-            Optional<BucketInfo> owned = catalog.lookup(bucket);
+            Optional<BucketInfo> owned = catalog.cachedOwner(bucket);
             if (owned.isPresent()) {
                 return owned.get().owner().equals(accessKeyId);
             }
@@ -210,11 +214,24 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
     @Override
     public ObjectContent open(String bucket, String key, Conditions conditions) throws StoreException {
         StoreLimits.validateKey(key);
-        HeadObjectResponse r = headRemote(bucket, key);
+        // one GET of the whole object, not HEAD + GET: its headers are the info, its body is held for the first
+        // read (RemoteContent), which is the whole object in the common case
+        ResponseInputStream<GetObjectResponse> opened;
+        try {
+            opened = s3.getObject(b -> b.bucket(remote(bucket)).key(key).checksumMode(ChecksumMode.ENABLED));
+        } catch (SdkException e) {
+            throw missingObjectOrBucket(e, bucket, key, "GET");
+        }
+        GetObjectResponse r = opened.response();
         ObjectInfo info = RemoteObjects.info(key, r);
-        conditions.check(info.etag(), info.lastModified());
+        try {
+            conditions.check(info.etag(), info.lastModified());
+        } catch (StoreException | RuntimeException e) {
+            RemoteContent.release(opened, info.size() == 0);
+            throw e;
+        }
         String version = r.versionId() == null || r.versionId().equals("null") ? null : r.versionId();
-        return new RemoteContent(s3, remote(bucket), info, version, layouts);
+        return new RemoteContent(s3, remote(bucket), info, version, layouts, opened);
     }
 
     @Override
@@ -249,10 +266,14 @@ public final class S3ObjectStore implements ObjectStore, AutoCloseable {
 
     // ---- writing
 
+    /**
+     * No HeadBucket first: the write itself answers NoSuchBucket when the bucket is missing (mapped by its code),
+     * one remote request instead of two; only the system bucket, which no gateway bucket may reach, is refused here.
+     */
     private void checkWrite(String bucket, String key, PutOptions options) throws StoreException {
         StoreLimits.validateKey(key);
         StoreLimits.validateUserMetadata(options.attributes().userMetadata());
-        if (!remoteBucketExists(bucket)) {
+        if (remote(bucket).equals(settings.systemBucket())) {
             throw new StoreException(StoreError.NO_SUCH_BUCKET, "the bucket " + bucket + " does not exist");
         }
     }

@@ -53,11 +53,16 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
             + "failed is passed over before it is tried again, 0..3600000 ms.")
     int failover_cooldown_ms() default 30000;
 
+    @AttributeDefinition(name = "catalog.cache.ms", description = "How long a bucket's owner, once read from the"
+            + " system bucket, is trusted for authorizing object requests without reading it again, 0..60000 ms (0:"
+            + " every request reads it). An owner change made through another gateway is seen here at most this late.")
+    int catalog_cache_ms() default 1000;
+
     @AttributeDefinition(name = "failover.statuses", description = "With several endpoints: HTTP statuses that "
             + "count as the endpoint failing (besides no answer at all), comma-separated 5xx; empty for none.")
     String failover_statuses() default "502,503,504";
 
-    @AttributeDefinition(name = "multipart.threshold", description = "Objects at least this large (bytes) are "
+    @AttributeDefinition(name = "multipart.threshold", description = "Objects larger than this (bytes) are "
             + "written as a multipart upload, 5 MiB..5 GiB.")
     long multipart_threshold() default 64L * 1024 * 1024;
 

@@ -21,7 +21,7 @@ record S3StoreSettings(List<URI> endpoints, String region, boolean pathStyle, St
         String serviceSecretKey, Path trustStore, String trustStorePassword, int maxConnections,
         int connectTimeoutMs, int readTimeoutMs, int maxRetries, long multipartThreshold, long partSize,
         String bucketPrefix, String systemBucket, UserCredentials users, int failoverCooldownMs,
-        Set<Integer> failoverStatuses) {
+        Set<Integer> failoverStatuses, int catalogCacheMs) {
 
     static final long MAX_PART = 5L * 1024 * 1024 * 1024;
 
@@ -71,7 +71,8 @@ record S3StoreSettings(List<URI> endpoints, String region, boolean pathStyle, St
                 string(p, "bucket.prefix", ""), string(p, "system.bucket", "objrdma-system"),
                 users(string(p, "credentials", "")),
                 (int) number(p, "failover.cooldown.ms", 30_000, 0, 3_600_000),
-                statuses(string(p, "failover.statuses", "502,503,504")));
+                statuses(string(p, "failover.statuses", "502,503,504")),
+                (int) number(p, "catalog.cache.ms", 1000, 0, 60_000));
     }
 
     /** The gateway's users: the rules of {@link UserCredentials#parse}, and at least one. */
@@ -196,7 +197,7 @@ record S3StoreSettings(List<URI> endpoints, String region, boolean pathStyle, St
                 + maxConnections + ", timeouts " + connectTimeoutMs + "/" + readTimeoutMs + " ms, retries " + maxRetries
                 + ", multipart " + multipartThreshold + "/" + partSize + ", bucket prefix '" + bucketPrefix
                 + "', system bucket " + systemBucket + ", users " + users + ", failover cooldown " + failoverCooldownMs
-                + " ms on " + failoverStatuses + "]";
+                + " ms on " + failoverStatuses + ", catalog cache " + catalogCacheMs + " ms]";
     }
 
     /** The remote name of a gateway bucket. */

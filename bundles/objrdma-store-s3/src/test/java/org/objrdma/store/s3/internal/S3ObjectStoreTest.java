@@ -186,7 +186,8 @@ class S3ObjectStoreTest {
         store.put("bucket", "k", new ByteArrayInputStream(random(3, 1000)), 1000, PutOptions.DEFAULT);
         try (ObjectContent c = store.open("bucket", "k", Conditions.NONE)) {
             store.put("bucket", "k", new ByteArrayInputStream(random(4, 1000)), 1000, PutOptions.DEFAULT);
-            StoreException e = assertThrows(StoreException.class, () -> c.stream(0, 10));
+            // at 10, not where the opening GET's body stands: its own pinned GET (that body is the opened version)
+            StoreException e = assertThrows(StoreException.class, () -> c.stream(10, 10));
             assertEquals(StoreError.INTERNAL_ERROR, e.error());
             assertTrue(e.getMessage().contains("overwritten or deleted after it was opened"), e.getMessage());
         }
@@ -226,5 +227,136 @@ class S3ObjectStoreTest {
         assertEquals(StoreError.INVALID_ARGUMENT, assertThrows(StoreException.class,
                 () -> store.list("bucket", new ListRequest("", "", 10, forged, null))).error());
         assertFalse(store.list("bucket", ListRequest.all()).truncated());
+    }
+
+    /**
+     * Issue 28 (gateway cost): opening is one GET whose body serves the first read, no HEAD + GET. Seen from the
+     * outside: bytes of a small object opened before an overwrite are still the opened version's (the old code's
+     * read after the overwrite was a second, If-Match pinned GET and failed).
+     */
+    @Test
+    void openingIsOneGetWhoseBodyServesTheFirstRead() throws Exception {
+        byte[] first = random(31, 4096);
+        byte[] second = random(32, 4096);
+        store.put("bucket", "k", MemorySegment.ofArray(first), PutOptions.DEFAULT);
+        try (ObjectContent c = store.open("bucket", "k", Conditions.NONE)) {
+            store.put("bucket", "k", MemorySegment.ofArray(second), PutOptions.DEFAULT);
+            Thread.sleep(200);
+            try (InputStream in = c.stream(0, 4096)) {
+                assertArrayEquals(first, in.readAllBytes(), "the opening GET's body, not a second request");
+            }
+            StoreException later = assertThrows(StoreException.class, () -> c.stream(0, 4096).readAllBytes());
+            assertEquals(StoreError.INTERNAL_ERROR, later.error(), "a second read is its own pinned GET: refused, not mixed");
+        }
+        assertArrayEquals(second, get("k"));
+    }
+
+    /** Chunk reads from 0 take the held body in order; a read elsewhere is its own ranged GET; both exact. */
+    @Test
+    void sequentialChunkReadsAndOtherRangesAreExact() throws Exception {
+        byte[] data = random(33, 3 * MIB + 17);
+        store.put("bucket", "seq", MemorySegment.ofArray(data), PutOptions.DEFAULT);
+        try (Arena arena = Arena.ofConfined(); ObjectContent c = store.open("bucket", "seq", Conditions.NONE)) {
+            MemorySegment chunk = arena.allocate(MIB);
+            assertEquals(MIB, c.read(2 * MIB, chunk), "out of order first: a ranged GET");
+            assertArrayEquals(Arrays.copyOfRange(data, 2 * MIB, 3 * MIB), chunk.toArray(ValueLayout.JAVA_BYTE));
+            for (int at = 0; at < data.length; at += MIB) {
+                long n = c.read(at, chunk);
+                assertEquals(Math.min(MIB, data.length - at), n);
+                assertArrayEquals(Arrays.copyOfRange(data, at, at + (int) n),
+                        chunk.asSlice(0, n).toArray(ValueLayout.JAVA_BYTE), "chunk at " + at);
+            }
+        }
+        try (ObjectContent c = store.open("bucket", "seq", Conditions.NONE); InputStream in = c.stream(5, 10)) {
+            assertArrayEquals(Arrays.copyOfRange(data, 5, 15), in.readAllBytes(), "a range not at 0");
+        }
+        try (ObjectContent c = store.open("bucket", "seq", Conditions.NONE); InputStream in = c.stream(0, 10)) {
+            assertArrayEquals(Arrays.copyOfRange(data, 0, 10), in.readAllBytes(), "a prefix of the held body (aborted after)");
+        }
+        assertArrayEquals(data, get("seq"), "the adapter still serves after aborted bodies");
+        StoreException refused = assertThrows(StoreException.class, () -> store.open("bucket", "seq",
+                new Conditions("\"nope\"", null, null, null)));
+        assertEquals(StoreError.PRECONDITION_FAILED, refused.error());
+        assertArrayEquals(data, get("seq"));
+    }
+
+    /** A put of exactly multipart.threshold bytes is one PutObject (its ETag the MD5 hex, no part count). */
+    @Test
+    void aPutOfExactlyTheThresholdIsOnePutObject() throws Exception {
+        byte[] data = random(34, 6 * MIB);
+        PutResult r = store.put("bucket", "six", new java.io.ByteArrayInputStream(data), data.length, PutOptions.DEFAULT);
+        assertEquals(java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("MD5").digest(data)), r.etag());
+        assertArrayEquals(data, get("six"));
+    }
+
+    /** A put into a bucket that does not exist (no HeadBucket first any more) is NoSuchBucket and stores nothing. */
+    @Test
+    void aPutIntoAMissingBucketIsNoSuchBucket() throws Exception {
+        StoreException e = assertThrows(StoreException.class, () -> store.put("missing", "k",
+                new java.io.ByteArrayInputStream(new byte[10]), 10, PutOptions.DEFAULT));
+        assertEquals(StoreError.NO_SUCH_BUCKET, e.error());
+        assertEquals(StoreError.NO_SUCH_BUCKET, assertThrows(StoreException.class,
+                () -> store.put("missing", "k", MemorySegment.ofArray(new byte[10]), PutOptions.DEFAULT)).error());
+        assertEquals(StoreError.NO_SUCH_BUCKET, assertThrows(StoreException.class, () -> store.put("missing", "big",
+                new java.io.ByteArrayInputStream(new byte[7 * MIB]), 7 * MIB, PutOptions.DEFAULT)).error());
+        assertEquals(StoreError.NO_SUCH_BUCKET, assertThrows(StoreException.class, () -> store.headBucket("missing")).error());
+    }
+
+    /**
+     * Issue 28 (gateway cost): a body of known length streams to the remote while it arrives (no spool first),
+     * and the veto still holds: when the verifier runs, nearly all of the body has already crossed to the remote
+     * (the old code had sent none of it), yet a veto leaves the previous object whole.
+     */
+    @Test
+    void aKnownLengthPutStreamsToTheRemoteAndAVetoStillCommitsNothing() throws Exception {
+        try (CountingRelay relay = new CountingRelay(remote.endpoint())) {
+            Map<String, Object> p = new java.util.HashMap<>(S3StoreContractTest.config(remote, prefix, USERS));
+            p.put("endpoint", relay.endpoint().toString());
+            try (S3ObjectStore relayed = S3ObjectStore.open(p)) {
+                byte[] old = random(41, 1000);
+                relayed.put("bucket", "streamed", new ByteArrayInputStream(old), old.length, PutOptions.DEFAULT);
+                byte[] data = random(42, 4 * MIB);
+                long before = relay.upstream();
+                long[] atVerify = new long[1];
+                PutOptions veto = PutOptions.DEFAULT.withVerifier(d -> {
+                    // what the SDK wrote may still sit in socket buffers before the relay counts it: wait (bounded)
+                    // for it; a spooling adapter has sent nothing at this point, however long one waits
+                    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+                    while ((atVerify[0] = relay.upstream() - before) <= 3 * MIB && System.nanoTime() < deadline) {
+                        try {
+                            Thread.sleep(10);
+                        } catch (InterruptedException ie) {
+                            Thread.currentThread().interrupt();
+                            break;
+                        }
+                    }
+                    throw new StoreException(StoreError.BAD_DIGEST, "vetoed by the test");
+                });
+                StoreException e = assertThrows(StoreException.class, () -> relayed.put("bucket", "streamed",
+                        new ByteArrayInputStream(data), data.length, veto));
+                assertEquals(StoreError.BAD_DIGEST, e.error());
+                assertTrue(atVerify[0] > 3 * MIB, "bytes at the remote when the verifier ran: " + atVerify[0]);
+                assertArrayEquals(old, get("streamed"), "the vetoed body committed nothing");
+                PutResult r = relayed.put("bucket", "streamed", new ByteArrayInputStream(data), data.length, PutOptions.DEFAULT);
+                assertEquals(java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("MD5").digest(data)),
+                        r.etag());
+                assertArrayEquals(data, get("streamed"));
+                StoreException shortBody = assertThrows(StoreException.class, () -> relayed.put("bucket", "streamed",
+                        new ByteArrayInputStream(old, 0, 999), 1000, PutOptions.DEFAULT));
+                assertEquals(StoreError.INCOMPLETE_BODY, shortBody.error());
+                StoreException longBody = assertThrows(StoreException.class, () -> relayed.put("bucket", "streamed",
+                        new ByteArrayInputStream(old), 999, PutOptions.DEFAULT));
+                assertEquals(StoreError.INVALID_ARGUMENT, longBody.error());
+                java.io.IOException broken = assertThrows(java.io.IOException.class, () -> relayed.put("bucket",
+                        "streamed", new java.io.SequenceInputStream(new ByteArrayInputStream(old), new InputStream() {
+                            @Override
+                            public int read() throws java.io.IOException {
+                                throw new java.io.IOException("the client went away");
+                            }
+                        }), 2000, PutOptions.DEFAULT));
+                assertEquals("the client went away", broken.getMessage());
+                assertArrayEquals(data, get("streamed"), "no refused body replaced the object");
+            }
+        }
     }
 }

@@ -44,10 +44,11 @@ class S3StoreSettingsTest {
         assertEquals(16L << 20, s.partSize());
         assertEquals("objrdma-system", s.systemBucket());
         assertEquals(30_000, s.failoverCooldownMs());
+        assertEquals(1000, s.catalogCacheMs());
         assertEquals(java.util.Set.of(502, 503, 504), s.failoverStatuses());
         assertEquals(1, s.endpoints().size());
         assertEquals("p-b", new S3StoreSettings(s.endpoints(), s.region(), false, "k", "s", null, "", 1, 1, 1, 0,
-                5L << 20, 5L << 20, "p-", "sys-bucket", s.users(), 0, java.util.Set.of()).remoteBucket("b"));
+                5L << 20, 5L << 20, "p-", "sys-bucket", s.users(), 0, java.util.Set.of(), 0).remoteBucket("b"));
         assertEquals(2, s.users().size());
         assertFalse(s.users().toString().contains("secret"), "secrets never printed");
         Map<String, Object> withTrust = valid();
@@ -87,6 +88,7 @@ class S3StoreSettingsTest {
         assertTrue(refused("endpoint", "http://a:1,ftp://b").startsWith("endpoint:"));
         assertTrue(refused("endpoint", "http://a:1, http://a:1").startsWith("endpoint: http://a:1 is listed twice"));
         assertTrue(refused("failover.cooldown.ms", -1).startsWith("failover.cooldown.ms:"));
+        assertTrue(refused("catalog.cache.ms", 60_001).startsWith("catalog.cache.ms:"));
         assertTrue(refused("failover.statuses", "404").startsWith("failover.statuses: only 5xx"));
         assertTrue(refused("failover.statuses", "50x").startsWith("failover.statuses: not an HTTP status"));
         assertTrue(refused("region", "US EAST").startsWith("region:"));
