@@ -30,10 +30,25 @@ public abstract class Boto3Conformance extends S3ConformanceBase {
 
     @Test
     void boto3SeesS3sBehaviours() throws Exception {
+        runScript("boto3_behaviours.py", "boto3");
+    }
+
+    /**
+     * Issue 25's browser-based POST uploads: forms signed by boto3's {@code generate_presigned_post} (SigV4 and
+     * SigV2) posted as a browser does; the policy's conditions, size range, expiry, signature and the anonymous
+     * form are each refused with S3's status and code, storing nothing; success_action_status 201 and
+     * success_action_redirect answer as S3 does ({@code boto3_post_object.py}).
+     */
+    @Test
+    void browserPostUploads() throws Exception {
+        runScript("boto3_post_object.py", "boto3-post");
+    }
+
+    private void runScript(String name, String bucketPurpose) throws Exception {
         assumeTrue(Files.isExecutable(PYTHON) && Processes.exec(scratch, Duration.ofSeconds(30), "", PYTHON.toString(),
                 "-c", "import boto3").exitValue() == 0, "Debian's python3-boto3 is not installed");
-        Path script = scratch.resolve("boto3_behaviours.py");
-        try (InputStream in = Boto3Conformance.class.getResourceAsStream("boto3_behaviours.py")) {
+        Path script = scratch.resolve(name);
+        try (InputStream in = Boto3Conformance.class.getResourceAsStream(name)) {
             Files.copy(in, script);
         }
         Map<String, String> env = new HashMap<>();
@@ -45,7 +60,7 @@ public abstract class Boto3Conformance extends S3ConformanceBase {
         }
         env.put("NO_PROXY", "127.0.0.1,localhost");
         Processes.Ran ran = Processes.exec(scratch, Duration.ofMinutes(2), "", env, PYTHON.toString(), script.toString(),
-                endpoint().toString(), accessKey(), secretKey(), region(), bucketName("boto3"),
+                endpoint().toString(), accessKey(), secretKey(), region(), bucketName(bucketPurpose),
                 String.valueOf(followsS3Strictly()));
         assertEquals(0, ran.exitValue(), ran.output());
         assertTrue(ran.output().contains("\ndone"), ran.output());

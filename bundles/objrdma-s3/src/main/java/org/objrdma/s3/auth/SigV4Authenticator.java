@@ -299,7 +299,7 @@ public final class SigV4Authenticator {
     }
 
     /** {@code AKID/yyyyMMdd/region/s3/aws4_request}. */
-    private record Scope(String accessKeyId, String date, String region, String text) {
+    record Scope(String accessKeyId, String date, String region, String text) {
 
         static Scope parse(String credential, S3ErrorCode code, String expectedRegion) throws S3Exception {
             int slash = credential.indexOf('/');
