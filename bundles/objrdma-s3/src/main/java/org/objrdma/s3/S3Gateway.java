@@ -85,6 +85,9 @@ public final class S3Gateway {
         try {
             QueryString query = QueryString.parse(request.rawQuery());
             Target target = Target.of(request, settings.virtualHostDomain());
+            if (request.method().equals("OPTIONS")) {
+                throw Dispatch.corsPreflight(request);
+            }
             if (Dispatch.isBrowserPost(request, query, target.bucket(), target.key())) {
                 // a browser form carries no signed headers: its policy is signed, checked with the form
                 Dispatch.servePostObject(request, response, query, target.bucket(), store, settings, postAuthenticator,
@@ -125,6 +128,11 @@ public final class S3Gateway {
             LOG.warn("Error listener failed for {} (request {})", code, requestId, e);
         }
         response.status(status);
+        if (carriesBody(request)) {
+            // the body was refused, maybe part read: whatever follows it on this connection (the rest of it, a
+            // client's stray bytes past a wrong Content-Length) cannot be trusted to start the next request
+            response.header("Connection", "close");
+        }
         if (request.method().equals("HEAD")) {
             // HEAD answers carry no body; the status (and the request id) is all a client gets
             response.contentLength(0);
@@ -142,6 +150,11 @@ public final class S3Gateway {
         try (OutputStream out = response.body()) {
             out.write(body);
         }
+    }
+
+    private static boolean carriesBody(S3Request request) {
+        String length = request.header("Content-Length");
+        return request.header("Transfer-Encoding") != null || length != null && !length.strip().equals("0");
     }
 
     /** Bucket and key of a request, decoded from the raw path; {@code virtualHost} when the Host named the bucket. */

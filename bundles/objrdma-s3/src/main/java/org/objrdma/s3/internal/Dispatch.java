@@ -25,6 +25,11 @@ public final class Dispatch {
         Router.route(new Exchange(request, response, query, auth, bucket, key, store, settings, rdma));
     }
 
+    /** The answer to an {@code OPTIONS} request (a CORS preflight), always an error: no bucket has CORS rules. */
+    public static S3Exception corsPreflight(S3Request request) {
+        return CorsPreflight.answer(request);
+    }
+
     /** Whether the request is a browser POST upload, which carries its authentication in the form. */
     public static boolean isBrowserPost(S3Request request, QueryString query, String bucket, String key)
             throws S3Exception {
