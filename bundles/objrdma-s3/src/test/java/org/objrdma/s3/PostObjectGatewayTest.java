@@ -182,6 +182,14 @@ class PostObjectGatewayTest {
         big.put("x-ignore-padding", "p".repeat(21 * 1024));
         r = call(g, post("b", form("b", "", big, new byte[] {1}), false));
         assertEquals("MaxMessageLengthExceeded", code(r), r::text);
+        // many parts with empty values: their names count against the same limit
+        StringBuilder parts = new StringBuilder();
+        for (int i = 0; i < 3000; i++) {
+            parts.append("--b\r\nContent-Disposition: form-data; name=\"x-ignore-").append(i).append("\"\r\n\r\n\r\n");
+        }
+        parts.append("--b--\r\n");
+        r = call(g, post("b", parts.toString().getBytes(StandardCharsets.UTF_8), false));
+        assertEquals("MaxMessageLengthExceeded", code(r), r::text);
         // policies that do not parse or lack a member: InvalidPolicyDocument
         for (String json : new String[] {"{\"conditions\": []}", "{\"expiration\": \"tomorrow\", \"conditions\": []}",
                 "{\"expiration\": \"2099-01-01T00:00:00Z\"}", "[1, 2]", "{\"expiration\": \"2099-01-01T00:00:00Z\", "

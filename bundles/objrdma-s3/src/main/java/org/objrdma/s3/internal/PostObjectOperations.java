@@ -37,7 +37,10 @@ import org.objrdma.s3.xml.XmlWriter;
  */
 final class PostObjectOperations {
 
-    /** The most bytes all fields before the file may take together (S3's limit for the form's fields). */
+    /**
+     * The most bytes all fields before the file may take together, names and values (S3's limit for the form's
+     * fields); it bounds the memory a form holds before its signature is checked.
+     */
     static final int MAX_FIELD_BYTES = 20 * 1024;
     /** Canned ACLs that grant nothing beyond the owner's access, which every object here has. */
     private static final Set<String> PRIVATE_ACLS = Set.of("private", "bucket-owner-full-control");
@@ -60,6 +63,12 @@ final class PostObjectOperations {
         FormDataReader.PartHeaders part;
         while ((part = form.next()) != null && !part.name().equalsIgnoreCase("file")) {
             String name = part.name().toLowerCase(Locale.ROOT);
+            // names count too: many parts with empty values must not grow the map without bound
+            budget -= name.length();
+            if (budget < 0) {
+                throw new S3Exception(S3ErrorCode.MAX_MESSAGE_LENGTH_EXCEEDED,
+                        "The form fields before the file may have at most " + MAX_FIELD_BYTES + " bytes");
+            }
             byte[] value = form.contentBytes(budget, name);
             budget -= value.length;
             if (fields.putIfAbsent(name, new String(value, StandardCharsets.UTF_8)) != null) {
