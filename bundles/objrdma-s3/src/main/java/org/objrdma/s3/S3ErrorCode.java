@@ -21,10 +21,16 @@ public enum S3ErrorCode {
     INVALID_PART_ORDER("InvalidPartOrder", 400, "The list of parts was not in ascending order"),
     INVALID_RANGE("InvalidRange", 416, "The requested range is not satisfiable"),
     INVALID_REQUEST("InvalidRequest", 400, "Invalid Request"),
+    /** A browser POST upload's policy document is not valid. @since 1.3 */
+    INVALID_POLICY_DOCUMENT("InvalidPolicyDocument", 400, "The content of the form does not meet the conditions "
+            + "specified in the policy document"),
     /** @since 1.2 */
     INVALID_URI("InvalidURI", 400, "Couldn't parse the specified URI."),
     KEY_TOO_LONG("KeyTooLongError", 400, "Your key is too long"),
     MALFORMED_XML("MalformedXML", 400, "The XML you provided was not well-formed or did not validate against our published schema"),
+    /** A browser POST upload's body is not well-formed multipart/form-data. @since 1.3 */
+    MALFORMED_POST_REQUEST("MalformedPOSTRequest", 400,
+            "The body of your POST request is not well-formed multipart/form-data"),
     MAX_MESSAGE_LENGTH_EXCEEDED("MaxMessageLengthExceeded", 400, "Your request was too big"),
     METHOD_NOT_ALLOWED("MethodNotAllowed", 405, "The specified method is not allowed against this resource"),
     MISSING_CONTENT_LENGTH("MissingContentLength", 411, "You must provide the Content-Length HTTP header"),

@@ -11,6 +11,7 @@ import java.util.function.Consumer;
 import org.objrdma.api.store.StoreError;
 import org.objrdma.api.store.StoreException;
 import org.objrdma.s3.auth.Authentication;
+import org.objrdma.s3.auth.PostPolicyAuthenticator;
 import org.objrdma.s3.auth.RequestAuthenticator;
 import org.objrdma.s3.internal.Dispatch;
 import org.objrdma.s3.rdma.RdmaServices;
@@ -22,7 +23,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Serves S3 requests against an {@link ObjectStore}: parses the target (path style, or virtual-host style
  * under {@link S3Settings#virtualHostDomain()}) from the raw URI, authenticates (SigV4; SigV2 unless
- * {@link S3Settings#acceptSigV2()} is off), runs the
+ * {@link S3Settings#acceptSigV2()} is off; a browser POST upload by its form's signed policy), runs the
  * operation, and answers every failure as S3 XML with {@code Code}, {@code Message}, {@code Resource} and
  * {@code RequestId}; every response carries {@code x-amz-request-id}. Thread-safe; one per store and
  * configuration.
@@ -35,6 +36,8 @@ public final class S3Gateway {
     private final ObjectStore store;
     private final S3Settings settings;
     private final RequestAuthenticator authenticator;
+    private final PostPolicyAuthenticator postAuthenticator;
+    private final Clock clock;
     private final RdmaServices rdma;
     private final Consumer<String> errorAnswered;
 
@@ -63,6 +66,8 @@ public final class S3Gateway {
         this.rdma = Objects.requireNonNull(rdma, "rdma");
         this.authenticator = new RequestAuthenticator(settings.region(), settings.maxClockSkew(), settings.acceptSigV2(),
                 clock, store::secretKey);
+        this.postAuthenticator = new PostPolicyAuthenticator(settings.region(), settings.acceptSigV2(), store::secretKey);
+        this.clock = Objects.requireNonNull(clock, "clock");
     }
 
     public S3Settings settings() {
@@ -80,10 +85,19 @@ public final class S3Gateway {
         try {
             QueryString query = QueryString.parse(request.rawQuery());
             Target target = Target.of(request, settings.virtualHostDomain());
+            if (request.method().equals("OPTIONS")) {
+                throw Dispatch.corsPreflight(request);
+            }
             if (!target.virtualHost() && Dispatch.isUnsignedRoute(target.bucket())) {
                 // cuObject over RC: its client library connects and disconnects unsigned; a connection grants
                 // nothing until a signed object request binds it (RcConnectionTable)
                 Dispatch.serveUnsigned(request, response, target.key(), rdma);
+                return;
+            }
+            if (Dispatch.isBrowserPost(request, query, target.bucket(), target.key())) {
+                // a browser form carries no signed headers: its policy is signed, checked with the form
+                Dispatch.servePostObject(request, response, query, target.bucket(), store, settings, postAuthenticator,
+                        clock);
                 return;
             }
             Authentication auth = authenticator.authenticate(request, query, target.bucket(), target.virtualHost());
@@ -120,6 +134,11 @@ public final class S3Gateway {
             LOG.warn("Error listener failed for {} (request {})", code, requestId, e);
         }
         response.status(status);
+        if (carriesBody(request)) {
+            // the body was refused, maybe part read: whatever follows it on this connection (the rest of it, a
+            // client's stray bytes past a wrong Content-Length) cannot be trusted to start the next request
+            response.header("Connection", "close");
+        }
         if (request.method().equals("HEAD")) {
             // HEAD answers carry no body; the status (and the request id) is all a client gets
             response.contentLength(0);
@@ -137,6 +156,11 @@ public final class S3Gateway {
         try (OutputStream out = response.body()) {
             out.write(body);
         }
+    }
+
+    private static boolean carriesBody(S3Request request) {
+        String length = request.header("Content-Length");
+        return request.header("Transfer-Encoding") != null || length != null && !length.strip().equals("0");
     }
 
     /** Bucket and key of a request, decoded from the raw path; {@code virtualHost} when the Host named the bucket. */

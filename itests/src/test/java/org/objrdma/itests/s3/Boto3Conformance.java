@@ -30,10 +30,56 @@ public abstract class Boto3Conformance extends S3ConformanceBase {
 
     @Test
     void boto3SeesS3sBehaviours() throws Exception {
+        runScript("boto3_behaviours.py", "boto3");
+    }
+
+    /**
+     * Issue 25's browser-based POST uploads: forms signed by boto3's {@code generate_presigned_post} (SigV4 and
+     * SigV2) posted as a browser does; the policy's conditions, size range, expiry, signature and the anonymous
+     * form are each refused with S3's status and code, storing nothing; success_action_status 201 and
+     * success_action_redirect answer as S3 does ({@code boto3_post_object.py}).
+     */
+    @Test
+    void browserPostUploads() throws Exception {
+        runScript("boto3_post_object.py", "boto3-post");
+    }
+
+    /** SigV2 as botocore signs it: "/bucket/" for a bucket, its Date line beside x-amz-date; a short Content-Length. */
+    @Test
+    void signatureV2Rows() throws Exception {
+        runScript("boto3_rows.py", "rows-v2", "sigv2");
+    }
+
+    /** ?acl: the owner's one grant, private accepted, public ACLs 501, a name that is no canned ACL 400. */
+    @Test
+    void aclRows() throws Exception {
+        runScript("boto3_rows.py", "rows-acl", "acl");
+    }
+
+    /** A malformed checksum is BadDigest; Complete's declared composite checksum is checked before completing. */
+    @Test
+    void checksumRows() throws Exception {
+        runScript("boto3_rows.py", "rows-cks", "checksums");
+    }
+
+    /** GetObjectAttributes. */
+    @Test
+    void objectAttributes() throws Exception {
+        runScript("boto3_rows.py", "rows-attr", "attributes");
+    }
+
+    /** OPTIONS (a CORS preflight): 400 without Origin / request method, else 403, never a CORS grant. */
+    @Test
+    void corsPreflightRows() throws Exception {
+        runScript("boto3_rows.py", "rows-cors", "cors");
+    }
+
+    private void runScript(String name, String bucketPurpose, String... more) throws Exception {
         assumeTrue(Files.isExecutable(PYTHON) && Processes.exec(scratch, Duration.ofSeconds(30), "", PYTHON.toString(),
                 "-c", "import boto3").exitValue() == 0, "Debian's python3-boto3 is not installed");
-        Path script = scratch.resolve("boto3_behaviours.py");
-        try (InputStream in = Boto3Conformance.class.getResourceAsStream("boto3_behaviours.py")) {
+        Path script = scratch.resolve(name);
+        Files.deleteIfExists(script);
+        try (InputStream in = Boto3Conformance.class.getResourceAsStream(name)) {
             Files.copy(in, script);
         }
         Map<String, String> env = new HashMap<>();
@@ -44,9 +90,11 @@ public abstract class Boto3Conformance extends S3ConformanceBase {
             env.put(v, null);
         }
         env.put("NO_PROXY", "127.0.0.1,localhost");
-        Processes.Ran ran = Processes.exec(scratch, Duration.ofMinutes(2), "", env, PYTHON.toString(), script.toString(),
-                endpoint().toString(), accessKey(), secretKey(), region(), bucketName("boto3"),
-                String.valueOf(followsS3Strictly()));
+        List<String> command = new java.util.ArrayList<>(List.of(PYTHON.toString(), script.toString(),
+                endpoint().toString(), accessKey(), secretKey(), region(), bucketName(bucketPurpose),
+                String.valueOf(followsS3Strictly())));
+        command.addAll(List.of(more));
+        Processes.Ran ran = Processes.exec(scratch, Duration.ofMinutes(2), "", env, command.toArray(String[]::new));
         assertEquals(0, ran.exitValue(), ran.output());
         assertTrue(ran.output().contains("\ndone"), ran.output());
     }

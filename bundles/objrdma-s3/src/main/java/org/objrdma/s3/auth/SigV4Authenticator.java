@@ -331,7 +331,7 @@ public final class SigV4Authenticator {
     }
 
     /** {@code AKID/yyyyMMdd/region/service/aws4_request}. */
-    private record Scope(String accessKeyId, String date, String region, String service, String text) {
+    record Scope(String accessKeyId, String date, String region, String service, String text) {
 
         static Scope parse(String credential, S3ErrorCode code, String expectedRegion, Set<String> services)
                 throws S3Exception {

@@ -3,5 +3,5 @@
  * (aws-chunked decoding with chained chunk signatures and trailers, signed payload hashes).
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.1.0")
+@org.osgi.annotation.versioning.Version("1.2.0")
 package org.objrdma.s3.auth;

@@ -7,18 +7,26 @@ import org.objrdma.s3.S3BodyException;
 import org.objrdma.s3.S3ErrorCode;
 
 /**
- * A body of unknown length (plain {@code Transfer-Encoding: chunked}, no Content-Length) held to the
- * gateway's {@code max.put.bytes} while it streams: the read that would cross the limit fails with
- * {@link S3ErrorCode#ENTITY_TOO_LARGE} as an {@link S3BodyException}, so the store commits nothing and the
- * client gets EntityTooLarge. The limit is checked before the bytes are handed on, never after.
+ * A body of unknown length (plain {@code Transfer-Encoding: chunked}, no Content-Length; a browser POST's file)
+ * held to a maximum (the gateway's {@code max.put.bytes}, a POST policy's content-length-range) while it
+ * streams: the read that would cross the limit fails with {@link S3ErrorCode#ENTITY_TOO_LARGE} as an
+ * {@link S3BodyException}, so the store commits nothing and the client gets EntityTooLarge. The limit is
+ * checked before the bytes are handed on, never after. A minimum is checked at the end of the body: the read
+ * that would report the end of a shorter body fails with {@link S3ErrorCode#ENTITY_TOO_SMALL}.
  */
 final class BoundedBodyStream extends FilterInputStream {
 
+    private final long minimum;
     private final long limit;
     private long count;
 
     BoundedBodyStream(InputStream in, long limit) {
+        this(in, 0, limit);
+    }
+
+    BoundedBodyStream(InputStream in, long minimum, long limit) {
         super(in);
+        this.minimum = minimum;
         this.limit = limit;
     }
 
@@ -27,6 +35,8 @@ final class BoundedBodyStream extends FilterInputStream {
         int b = super.read();
         if (b >= 0) {
             add(1);
+        } else {
+            atEnd();
         }
         return b;
     }
@@ -36,8 +46,17 @@ final class BoundedBodyStream extends FilterInputStream {
         int n = super.read(b, off, len);
         if (n > 0) {
             add(n);
+        } else if (n < 0) {
+            atEnd();
         }
         return n;
+    }
+
+    private void atEnd() throws S3BodyException {
+        if (count < minimum) {
+            throw new S3BodyException(S3ErrorCode.ENTITY_TOO_SMALL, "Your upload of " + count
+                    + " bytes is smaller than the minimum allowed size of " + minimum + " bytes");
+        }
     }
 
     @Override

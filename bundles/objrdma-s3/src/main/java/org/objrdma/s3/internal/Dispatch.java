@@ -1,6 +1,7 @@
 package org.objrdma.s3.internal;
 
 import java.io.IOException;
+import java.time.Clock;
 import org.objrdma.api.store.ObjectStore;
 import org.objrdma.api.store.StoreException;
 import org.objrdma.s3.QueryString;
@@ -9,6 +10,7 @@ import org.objrdma.s3.S3Request;
 import org.objrdma.s3.S3Response;
 import org.objrdma.s3.S3Settings;
 import org.objrdma.s3.auth.Authentication;
+import org.objrdma.s3.auth.PostPolicyAuthenticator;
 import org.objrdma.s3.rdma.RdmaServices;
 
 /** The entry from the exported gateway into the operations (which stay private to the bundle). */
@@ -32,5 +34,23 @@ public final class Dispatch {
     public static void serveUnsigned(S3Request request, S3Response response, String key, RdmaServices rdma)
             throws S3Exception, IOException {
         RcConnectionRoutes.route(request, response, key, rdma);
+    }
+
+    /** The answer to an {@code OPTIONS} request (a CORS preflight), always an error: no bucket has CORS rules. */
+    public static S3Exception corsPreflight(S3Request request) {
+        return CorsPreflight.answer(request);
+    }
+
+    /** Whether the request is a browser POST upload, which carries its authentication in the form. */
+    public static boolean isBrowserPost(S3Request request, QueryString query, String bucket, String key)
+            throws S3Exception {
+        return PostObjectOperations.isBrowserPost(request, query, bucket, key);
+    }
+
+    /** Serves a browser POST upload ({@link #isBrowserPost}): authenticated by its policy signature. */
+    public static void servePostObject(S3Request request, S3Response response, QueryString query, String bucket,
+            ObjectStore store, S3Settings settings, PostPolicyAuthenticator authenticator, Clock clock)
+            throws S3Exception, StoreException, IOException {
+        PostObjectOperations.post(request, response, query, bucket, store, settings, authenticator, clock);
     }
 }

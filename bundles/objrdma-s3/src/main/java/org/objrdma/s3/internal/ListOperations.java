@@ -58,7 +58,7 @@ final class ListOperations {
                 .element("KeyCount", page.keyCount())
                 .element("IsTruncated", page.truncated())
                 .element("EncodingType", x.query.get("encoding-type"))
-                .element("ContinuationToken", emptyToNull(token))
+                .element("ContinuationToken", token)
                 .element("NextContinuationToken", page.nextContinuationToken())
                 .element("StartAfter", enc.apply(emptyToNull(startAfter)));
         contents(x, xml, page, enc, owner);

@@ -112,7 +112,9 @@ final class MultipartOperations {
 
     static void complete(Exchange x, String uploadId) throws S3Exception, StoreException, IOException {
         x.authorize(StoreAction.PUT_OBJECT);
-        List<XmlBodies.CompletedPart> listed = XmlBodies.completeMultipartUpload(Bodies.xml(x),
+        // x-amz-checksum-* here is the object's checksum (checked below), not a digest of the XML
+        Map<ChecksumAlgorithm, String> declared = Bodies.declaredObjectChecksums(x);
+        List<XmlBodies.CompletedPart> listed = XmlBodies.completeMultipartUpload(Bodies.xml(x, false),
                 x.settings.maxXmlBodyBytes(), StoreLimits.MAX_PART_NUMBER);
         List<CompletedPart> parts = new ArrayList<>(listed.size());
         for (XmlBodies.CompletedPart p : listed) {
@@ -125,6 +127,7 @@ final class MultipartOperations {
             }
             parts.add(new CompletedPart(p.partNumber(), p.etag(), checksums));
         }
+        checkDeclaredChecksums(declared, parts);
         PutResult result = x.store.completeMultipartUpload(x.bucket, x.key, uploadId, parts);
         XmlWriter xml = XmlWriter.document("CompleteMultipartUploadResult", true)
                 .element("Location", x.origin() + "/" + x.bucket + "/" + UriEncoding.encode(x.key, true))
@@ -132,6 +135,33 @@ final class MultipartOperations {
                 .element("ETag", Http.quote(result.etag()));
         result.checksums().forEach((alg, v) -> xml.element(alg.xmlElement(), v));
         x.sendXml(200, xml);
+    }
+
+    /**
+     * The object checksum a CompleteMultipartUpload declares ({@code x-amz-checksum-<alg>}: S3's composite,
+     * {@code base64-N}, or its base64 alone) must be the composite of the part checksums the request lists, else
+     * 400 BadDigest before anything is completed; a part listed without that algorithm's checksum cannot match.
+     */
+    private static void checkDeclaredChecksums(Map<ChecksumAlgorithm, String> declared, List<CompletedPart> parts)
+            throws S3Exception {
+        for (Map.Entry<ChecksumAlgorithm, String> e : declared.entrySet()) {
+            ChecksumAlgorithm a = e.getKey();
+            List<String> values = new ArrayList<>(parts.size());
+            for (CompletedPart p : parts) {
+                String v = p.checksums().get(a);
+                if (v == null || !a.isWellFormed(v)) {
+                    throw new S3Exception(S3ErrorCode.BAD_DIGEST, "The " + a.s3Name() + " of the object cannot be "
+                            + "checked: part " + p.partNumber() + " is listed without a well-formed " + a.xmlElement());
+                }
+                values.add(v);
+            }
+            String composite = a.composite(values);
+            String sent = e.getValue();
+            if (!sent.equals(composite) && !sent.equals(composite.substring(0, composite.lastIndexOf('-')))) {
+                throw new S3Exception(S3ErrorCode.BAD_DIGEST, "The " + a.s3Name() + " you specified (" + sent
+                        + ") is not the composite of the listed parts' checksums (" + composite + ")");
+            }
+        }
     }
 
     static void abort(Exchange x, String uploadId) throws S3Exception, StoreException, IOException {

@@ -19,7 +19,7 @@ final class Router {
             "response-cache-control", "response-content-disposition", "response-content-encoding",
             "X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Date", "X-Amz-Expires", "X-Amz-SignedHeaders",
             "X-Amz-Signature", "X-Amz-Content-Sha256", "X-Amz-Security-Token", "AWSAccessKeyId", "Signature", "Expires",
-            "uploads", "delete", "location");
+            "uploads", "delete", "location", "acl", "attributes");
 
     private Router() {
     }
@@ -43,6 +43,14 @@ final class Router {
         boolean rdmaToken = x.header(RdmaHeaders.TOKEN) != null;
         String method = x.request.method();
         QueryString q = x.query;
+        if (q.has("acl") && x.bucket != null) {
+            switch (method) {
+                case "GET" -> AclOperations.get(x);
+                case "PUT" -> AclOperations.put(x);
+                default -> throw notAllowed(method);
+            }
+            return;
+        }
         if (x.bucket == null) {
             if (method.equals("GET")) {
                 BucketOperations.listBuckets(x);
@@ -82,7 +90,9 @@ final class Router {
         String uploadId = q.get("uploadId");
         switch (method) {
             case "GET" -> {
-                if (uploadId != null) {
+                if (q.has("attributes")) {
+                    ObjectAttributesOperation.get(x);
+                } else if (uploadId != null) {
                     ListOperations.listParts(x, uploadId);
                 } else if (rdmaToken) {
                     CuObjOperations.get(x);

@@ -34,6 +34,27 @@ public final class XmlWriter {
         return this;
     }
 
+    /**
+     * {@code <name a1="v1" a2="v2">}: {@code attributes} are name/value pairs, the names the caller's constants
+     * (e.g. {@code xmlns:xsi}, {@code xsi:type}), the values escaped.
+     *
+     * @since 1.1
+     */
+    public XmlWriter start(String name, String... attributes) {
+        if (attributes.length % 2 != 0) {
+            throw new IllegalArgumentException("attributes are name/value pairs");
+        }
+        sb.append('<').append(name);
+        for (int i = 0; i < attributes.length; i += 2) {
+            sb.append(' ').append(attributes[i]).append("=\"");
+            escape(attributes[i + 1]);
+            sb.append('"');
+        }
+        sb.append('>');
+        open.push(name);
+        return this;
+    }
+
     public XmlWriter end() {
         sb.append("</").append(open.pop()).append('>');
         return this;
