@@ -12,6 +12,8 @@ import org.junit.jupiter.api.Test;
 import org.objrdma.api.transport.EndpointInfo;
 import org.objrdma.api.transport.Gid;
 import org.objrdma.api.transport.Mtu;
+import org.objrdma.api.transport.Transport;
+import org.objrdma.api.transport.TransportLevel;
 import org.objrdma.s3.internal.RcConnectionTable;
 import org.objrdma.s3.rdma.RcConnectionSettings;
 import org.objrdma.s3.rdma.RcConnections;
@@ -19,6 +21,7 @@ import org.objrdma.s3.rdma.RdmaServices;
 import org.objrdma.s3.rdma.RdmaSettings;
 import org.objrdma.store.fs.EmbeddedStore;
 import org.objrdma.store.fs.EmbeddedStores;
+import org.objrdma.testsupport.FakeTransport;
 import org.objrdma.wire.RcToken;
 
 /**
@@ -147,5 +150,47 @@ class RcConnectionRoutesTest {
             gateway.handle(SdkSigner.sign("HEAD", "/bkt/k", "", null, SdkSigner.Body.UNSIGNED, Instant.now()), head);
             assertEquals(404, head.status, token);
         }
+    }
+
+    /**
+     * The verbs transport going away ends its connections (queue pairs closed, their places freed) and leaves the
+     * connections of another transport alone; an object request naming an ended connection is then 400.
+     */
+    @Test
+    void connectionsOfATransportThatWentAwayEnd() throws Exception {
+        FakeTransport first = FakeTransport.builder("verbs-a").level(TransportLevel.VERBS_RC)
+                .channels(FakeTransport.ChannelMode.INERT).build();
+        FakeTransport second = FakeTransport.builder("verbs-b").level(TransportLevel.VERBS_RC)
+                .channels(FakeTransport.ChannelMode.INERT).build();
+        Transport[] current = {first};
+        try (RcConnectionTable own = new RcConnectionTable(() -> current[0], RcConnectionSettings.DEFAULTS)) {
+            S3Gateway g = new S3Gateway(store, S3Settings.DEFAULTS, Clock.systemUTC(), new RdmaServices(() -> null,
+                    () -> null, () -> null, RdmaSettings.DEFAULTS, own));
+            String token = clientToken(RcToken.TRANSPORT_RC);
+            String[] ids = new String[3];
+            for (int i = 0; i < 3; i++) {
+                current[0] = i < 2 ? first : second;
+                TestRequest r = new TestRequest("POST", "/.s3rdma-rc/connect", "");
+                r.header("x-amz-rdma-token", token);
+                r.header("x-amz-rdma-psn", "00abcd");
+                TestResponse out = new TestResponse();
+                g.handle(r, out);
+                assertEquals(200, out.status, out.text());
+                ids[i] = out.header("x-amz-rdma-session");
+            }
+            assertEquals(3, own.open());
+            own.endAllOn(first);
+            assertEquals(1, own.open(), "only the connection on the other transport is left");
+            assertEquals(2, first.closed.get(), "both queue pairs of the transport that went away were closed");
+            assertEquals(0, second.closed.get());
+            TestResponse mb = new TestResponse();
+            g.handle(SdkSigner.sign("PUT", "/bkt", "", null, SdkSigner.Body.UNSIGNED, Instant.now()), mb);
+            assertEquals(200, mb.status, mb.text());
+            TestResponse put = new TestResponse();
+            g.handle(SdkSigner.sign("PUT", "/bkt/k", "", null, SdkSigner.Body.UNSIGNED, Instant.now(),
+                    "x-amz-rdma-token", "rc:" + ids[0] + ":00007f0000001000:00001000:0000abcd"), put);
+            refused(put, 400, "InvalidRDMAToken");
+        }
+        assertEquals(1, second.closed.get(), "closing the table ends the rest");
     }
 }

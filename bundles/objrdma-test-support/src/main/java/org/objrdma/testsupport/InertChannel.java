@@ -9,6 +9,9 @@ import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.ChannelState;
 import org.objrdma.api.transport.Completion;
 import org.objrdma.api.transport.EndpointInfo;
+import org.objrdma.api.transport.Gid;
+import org.objrdma.api.transport.Mtu;
+import org.objrdma.api.transport.TransportLevel;
 import org.objrdma.api.transport.TransportError;
 import org.objrdma.api.transport.TransportException;
 import org.objrdma.api.transport.WorkRequest;
@@ -16,11 +19,14 @@ import org.objrdma.api.transport.WorkRequest;
 /**
  * A channel of a {@link FakeTransport} in {@code INERT} mode: a small object sharing one endpoint value that
  * connects to anything and completes every batch empty, so a benchmark of control-plane cycles measures the code
- * under test, not a transport.
+ * under test, not a transport. A channel of a {@code VERBS_RC}-level fake names a verbs endpoint (its id as the
+ * queue pair number), as code that reads the local queue pair of a verbs channel expects.
  */
 final class InertChannel implements Channel {
     private static final EndpointInfo.Tcp ENDPOINT = new EndpointInfo.Tcp(new InetSocketAddress("127.0.0.1", 1), 1,
             new byte[16]);
+    private static final Gid LINK_LOCAL = Gid.fromBytes(new byte[] {(byte) 0xfe, (byte) 0x80, 0, 0, 0, 0, 0, 0,
+            0, 0, 0, 0, 0, 0, 0, 1});
     private static final CompletableFuture<BatchResult> EMPTY =
             CompletableFuture.completedFuture(new BatchResult(List.of(), false));
 
@@ -35,7 +41,13 @@ final class InertChannel implements Channel {
 
     @Override public long id() { return id; }
     @Override public String transportName() { return transport.name(); }
-    @Override public EndpointInfo localEndpoint() { return ENDPOINT; }
+    @Override
+    public EndpointInfo localEndpoint() {
+        if (transport.level() == TransportLevel.VERBS_RC) {
+            return new EndpointInfo.Verbs((int) (id & 0xFFFFFF), 1, LINK_LOCAL, 0, 1, Mtu.MTU_4096);
+        }
+        return ENDPOINT;
+    }
     @Override public EndpointInfo remoteEndpoint() { return null; }
     @Override public ChannelState state() { return state; }
     @Override public void connect(EndpointInfo remote) { state = ChannelState.CONNECTED; }
