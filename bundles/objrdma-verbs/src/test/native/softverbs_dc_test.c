@@ -26,6 +26,9 @@
 #define KEY   0xffeeddccULL
 #define KEY2  0x0123456789abcdefULL
 
+/* test control of the soft libibverbs (SOFTVERBS_1.0): 4 QPs, 7 SRQs, 8 address handles */
+extern int softverbs_live_objects(int kind);
+
 static int passed, failed;
 #define CHECK(c, ...) do { if (c) passed++; else { failed++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
 	fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
@@ -551,9 +554,14 @@ int main(void)
 	t_two_dcts(&s, gid);
 	t_gone(&s, lid);
 	t_xp(&s, sv[0], pid);
+	CHECK(softverbs_live_objects(4) == 0 && softverbs_live_objects(7) == 1 && softverbs_live_objects(8) == 2,
+	      "every DC QP gone, SRQ and AHs live: %d %d %d", softverbs_live_objects(4), softverbs_live_objects(7),
+	      softverbs_live_objects(8));
 	CHECK(ibv_destroy_ah(lid) == 0 && ibv_destroy_ah(gid) == 0, "destroy address handles");
 	CHECK(ibv_destroy_srq(s.srq) == 0, "destroy the SRQ once no DCT uses it");
+	CHECK(softverbs_live_objects(7) == 0 && softverbs_live_objects(8) == 0, "SRQ and AHs gone");
 	ibv_dereg_mr(s.mr);
+	free(s.buf);
 	CHECK(ibv_dealloc_pd(s.pd) == 0, "PD free again (AHs and SRQ released it)");
 	ibv_destroy_cq(s.cq);
 	ibv_close_device(s.ctx);
