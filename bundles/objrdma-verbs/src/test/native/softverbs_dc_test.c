@@ -408,12 +408,39 @@ static void t_gone(struct side *s, struct ibv_ah *ah)
 	dci_up(dci, 8, 2);
 	st = dc_op(s, dci, 1, ah, 0xfffff0, KEY, src, 64, s->mr->rkey, (uintptr_t)target);
 	CHECK(st == IBV_WC_RETRY_EXC_ERR, "read from a DCTN nobody has: status %d, want RETRY_EXC_ERR", st);
+
+	/* Only a DCT in RTR answers: not one still in INIT, not an RC QP or a DCI of that number. */
+	struct ibv_qp_init_attr_ex ia = { .qp_type = IBV_QPT_DRIVER, .send_cq = s->cq, .recv_cq = s->cq,
+		.srq = s->srq, .comp_mask = IBV_QP_INIT_ATTR_PD, .pd = s->pd };
+	struct mlx5dv_qp_init_attr dv = { .comp_mask = MLX5DV_QP_INIT_ATTR_MASK_DC,
+		.dc_init_attr = { .dc_type = MLX5DV_DCTYPE_DCT, .dct_access_key = KEY } };
+	struct ibv_qp *early = mlx5dv_create_qp(s->ctx, &ia, &dv);
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ };
+	CHECK(early && !ibv_modify_qp(early, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS),
+	      "a DCT left in INIT");
+	struct ibv_qp_init_attr ria = { .send_cq = s->cq, .recv_cq = s->cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 4, .max_recv_wr = 4, .max_send_sge = 1, .max_recv_sge = 1 } };
+	struct ibv_qp *rc = ibv_create_qp(s->pd, &ria);
+	CHECK(rc && !ibv_modify_qp(rc, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS),
+	      "an RC QP in INIT");
+	uint32_t not_dct[] = { early ? early->qp_num : 0, rc ? rc->qp_num : 0, dci->qp_num };
+	const char *what[] = { "a DCT in INIT", "an RC QP", "a DCI" };
+	for (int i = 0; i < 3; i++) {
+		dci_up(dci, 8, 2);
+		memset(target, 0, 4096);
+		st = dc_op(s, dci, 0, ah, not_dct[i], KEY, src, 4096, s->mr->rkey, (uintptr_t)target);
+		CHECK(st == IBV_WC_RETRY_EXC_ERR && target[0] == 0 && target[4095] == 0,
+		      "write to %s: status %d, want RETRY_EXC_ERR, nothing written", what[i], st);
+	}
+	ibv_destroy_qp(rc);
+	ibv_destroy_qp(early);
 	ibv_destroy_qp(dci);
 }
 
 /* ---- across processes ---------------------------------------------------- */
 
-enum { C_HASH = 1, C_FILL, C_DESTROY, C_WRITE_TO, C_EXIT };
+enum { C_HASH = 1, C_FILL, C_DESTROY, C_WRITE_TO, C_DCT_INIT, C_DCI, C_EXIT };
 struct cmd { int op; uint32_t dctn, rkey; uint64_t off, len, addr; };
 struct hello { uint32_t dctn, rkey; uint64_t addr; };
 
@@ -432,6 +459,19 @@ static void child(int fd)
 		case C_HASH: r = fnv(s.buf + c.off, c.len); break;
 		case C_FILL: fill(s.buf + c.off, c.len, 200); r = fnv(s.buf + c.off, c.len); break;
 		case C_DESTROY: r = (uint64_t)ibv_destroy_qp(dct); dct = NULL; break;
+		case C_DCT_INIT: {  /* a second DCT with our key, left in INIT: its number */
+			struct ibv_qp_init_attr_ex ia = { .qp_type = IBV_QPT_DRIVER, .send_cq = s.cq, .recv_cq = s.cq,
+				.srq = s.srq, .comp_mask = IBV_QP_INIT_ATTR_PD, .pd = s.pd };
+			struct mlx5dv_qp_init_attr dv = { .comp_mask = MLX5DV_QP_INIT_ATTR_MASK_DC,
+				.dc_init_attr = { .dc_type = MLX5DV_DCTYPE_DCT, .dct_access_key = KEY } };
+			struct ibv_qp *q = mlx5dv_create_qp(s.ctx, &ia, &dv);
+			struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1,
+				.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ };
+			r = q && !ibv_modify_qp(q, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)
+				? q->qp_num : 0;
+			break;
+		}
+		case C_DCI: r = dci_new(&s)->qp_num; break;  /* a DCI in RTS, kept till exit: its number */
 		case C_WRITE_TO: {  /* our DCI writes len bytes of fill(.., 200) to the parent's DCT */
 			struct ibv_qp *dci = dci_new(&s);
 			struct ibv_ah *ah = ah_lid(&s);
@@ -495,6 +535,20 @@ static void t_xp(struct side *s, int fd, pid_t pid)
 	}
 	CHECK(dc_op(s, dci, 0, ah, h.dctn, KEY, src, 4096, h.rkey, h.addr) == IBV_WC_SUCCESS &&
 	      ask(fd, C_HASH, 0, 4096) == fnv(src, 4096), "xp: the DCT still serves the right key");
+	uint64_t before_mid = ask(fd, C_HASH, 8192, 4096);
+
+	uint32_t early = (uint32_t)ask(fd, C_DCT_INIT, 0, 0);
+	CHECK(early != 0, "xp: the other process has a DCT in INIT");
+	int est = dc_op(s, dci, 0, ah, early, KEY, src, 4096, h.rkey, h.addr + 8192);
+	CHECK(est == IBV_WC_RETRY_EXC_ERR && ask(fd, C_HASH, 8192, 4096) == before_mid,
+	      "xp: a DCT in INIT does not answer: status %d, want RETRY_EXC_ERR, nothing written", est);
+	dci_up(dci, 8, 2);
+	/* a DCI is no target, even for the key 0 it does not have */
+	uint32_t theirs = (uint32_t)ask(fd, C_DCI, 0, 0);
+	est = dc_op(s, dci, 0, ah, theirs, 0, src, 4096, h.rkey, h.addr + 8192);
+	CHECK(est == IBV_WC_RETRY_EXC_ERR && ask(fd, C_HASH, 8192, 4096) == before_mid,
+	      "xp: a DCI does not answer as a DCT: status %d, want RETRY_EXC_ERR, nothing written", est);
+	dci_up(dci, 8, 2);
 
 	CHECK(ask(fd, C_DESTROY, 0, 0) == 0, "xp: the other process destroys its DCT");
 	struct timespec t0, t1;
