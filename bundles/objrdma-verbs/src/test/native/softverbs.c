@@ -63,6 +63,8 @@
 #define SV_QPN_FIRST       17   /* QP0/QP1 are special on IB; start like the probe */
 #define SV_MW_MARK         0xa5u /* top byte of every memory-window rkey; MR rkeys have 0x5a */
 #define SV_MAX_MW          0xffff
+#define SV_MAX_SRQ         (1 << 16)  /* per process, as max_qp */
+#define SV_MAX_AH          (1 << 16)
 
 /*
  * The exported ibv_query_port() ABI is the 48-byte "compat" port attribute
@@ -1550,6 +1552,11 @@ SV_API int ibv_query_device(struct ibv_context *ctx, struct ibv_device_attr *a)
 	a->max_qp_init_rd_atom = SV_MAX_RD_ATOM;
 	a->atomic_cap = IBV_ATOMIC_HCA;
 	a->max_pkeys = 1;
+	/* DC (softverbs_dc.c): a DCT needs an SRQ, a DCI's WR an address handle */
+	a->max_srq = SV_MAX_SRQ;
+	a->max_srq_wr = SV_MAX_QP_WR;
+	a->max_srq_sge = SV_MAX_SGE;
+	a->max_ah = SV_MAX_AH;
 	a->local_ca_ack_delay = 16;
 	a->phys_port_cnt = 1;
 	return 0;

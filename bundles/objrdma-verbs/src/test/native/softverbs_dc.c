@@ -36,6 +36,8 @@ struct sv_srq {
 	int users;                                 /* DCTs: destroy_srq -> EBUSY */
 };
 
+static int g_n_srq, g_n_ah;                  /* live in this process (g_lock): max_srq / max_ah */
+
 struct sv_ah {
 	struct ibv_ah ibv;
 	struct sv_list link;                       /* ctx->ahs */
@@ -68,6 +70,13 @@ SV_API struct ibv_srq *ibv_create_srq(struct ibv_pd *ibpd, struct ibv_srq_init_a
 	srq->limit = a->attr.srq_limit;
 	a->attr.max_sge = srq->max_sge;            /* what was granted, as the provider reports it */
 	lock();
+	if (g_n_srq >= SV_MAX_SRQ) {
+		unlock();
+		free(srq);
+		errno = ENOMEM;
+		return NULL;
+	}
+	g_n_srq++;
 	srq->ibv.handle = g_next_handle++;
 	srq->pd->users++;
 	list_add_tail(&to_ctx(ibpd->context)->srqs, &srq->link);
@@ -105,6 +114,7 @@ SV_API int ibv_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *a)
 static void free_srq(struct sv_srq *srq)
 {
 	list_del(&srq->link);
+	g_n_srq--;
 	srq->pd->users--;
 	pthread_mutex_destroy(&srq->ibv.mutex);
 	pthread_cond_destroy(&srq->ibv.cond);
@@ -178,6 +188,13 @@ SV_API struct ibv_ah *ibv_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *a)
 		errno = EINVAL;  /* a RoCE port without a GRH, or no such source GID index */
 		return NULL;
 	}
+	if (g_n_ah >= SV_MAX_AH) {
+		unlock();
+		free(ah);
+		errno = ENOMEM;
+		return NULL;
+	}
+	g_n_ah++;
 	if (!a->is_global && a->dlid != SV_LID)
 		no_route = 1;
 	ah->attr = *a;
@@ -198,6 +215,7 @@ SV_API int ibv_destroy_ah(struct ibv_ah *ibah)
 
 	lock();
 	list_del(&ah->link);
+	g_n_ah--;
 	ah->pd->users--;
 	unlock();
 	free(ah);
@@ -608,6 +626,7 @@ static void dc_close_context(struct sv_ctx *ctx)
 	while (!list_empty(&ctx->ahs)) {
 		struct sv_ah *ah = container_of(ctx->ahs.next, struct sv_ah, link);
 		list_del(&ah->link);
+		g_n_ah--;
 		ah->pd->users--;
 		free(ah);
 	}

@@ -214,6 +214,18 @@ static void t_api(struct side *s)
 	CHECK(l && mlx5dv_is_supported(l[0]), "mlx5dv_is_supported(softrc0)");
 	ibv_free_device_list(l);
 
+	struct ibv_device_attr da;
+	CHECK(!ibv_query_device(s->ctx, &da) && da.max_srq == 1 << 16 && da.max_srq_wr == 32768 &&
+	      da.max_srq_sge == 32 && da.max_ah == 1 << 16, "query_device reports SRQ and AH limits");
+	/* the limit holds: SRQs up to max_srq, then ENOMEM (one is live already) */
+	static struct ibv_srq *many[1 << 16];
+	struct ibv_srq_init_attr one = { .attr = { .max_wr = 1 } };
+	int made = 0;
+	while (made < (1 << 16) && (many[made] = ibv_create_srq(s->pd, &one)))
+		made++;
+	CHECK(made == (1 << 16) - 1 && errno == ENOMEM, "SRQs stop at max_srq with ENOMEM: %d made", made);
+	while (made)
+		ibv_destroy_srq(many[--made]);
 	struct mlx5dv_context dc = { .comp_mask = MLX5DV_CONTEXT_MASK_DC_ODP_CAPS };
 	dc.dc_odp_caps = 0xdead;
 	CHECK(mlx5dv_query_device(s->ctx, &dc) == 0 && dc.comp_mask == MLX5DV_CONTEXT_MASK_DC_ODP_CAPS &&
