@@ -2418,4 +2418,5 @@ SV_API int ibv_read_sysfs_file(const char *dir, const char *file, char *buf, siz
 	return (int)strlen(buf);
 }
 
+#include "softverbs_srq_ah.c"
 #include "softverbs_dc.c"
