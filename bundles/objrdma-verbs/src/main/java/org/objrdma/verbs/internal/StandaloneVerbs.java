@@ -12,6 +12,7 @@ import org.objrdma.verbs.internal.ffi.VerbsException;
 import org.objrdma.verbs.internal.ffi.VerbsLibrary;
 import org.objrdma.verbs.internal.transport.DeviceInfo;
 import org.objrdma.verbs.internal.transport.GidTable;
+import org.objrdma.transport.common.Closer;
 import org.objrdma.verbs.internal.transport.VerbsTransport;
 
 /**
@@ -94,7 +95,6 @@ public final class StandaloneVerbs implements AutoCloseable {
             return;
         }
         closed = true;
-        transport.close();
-        library.close();
+        Closer.closeAll(transport, library); // the library is unloaded even if the transport's close throws
     }
 }
