@@ -48,13 +48,6 @@ import org.slf4j.LoggerFactory;
 public final class BufferPool implements StagingPool, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(BufferPool.class);
-    /**
-     * The Commons Pool never has to wait (the ledger admits only what it can serve), except for the instant
-     * its evictor holds an idle buffer under test; this is the most such a borrow may add to its wait.
-     */
-    private static final Duration EVICTION_GRACE = Duration.ofMillis(50);
-    /** Longest wait passed on to Commons Pool, which converts it to nanoseconds. */
-    private static final Duration POOL_WAIT_CAP = Duration.ofMinutes(1);
     /** Longest wait honoured: about 73 years, far from the overflow of nanosecond arithmetic. */
     private static final long MAX_WAIT_NANOS = Long.MAX_VALUE >> 2;
 
@@ -227,8 +220,7 @@ public final class BufferPool implements StagingPool, AutoCloseable {
         StagingBuffer buffer;
         try {
             Duration left = Duration.ofNanos(waitNanos(maxWait) - (System.nanoTime() - start));
-            Duration poolWait = left.compareTo(EVICTION_GRACE) < 0 ? EVICTION_GRACE
-                    : left.compareTo(POOL_WAIT_CAP) > 0 ? POOL_WAIT_CAP : left;
+            Duration poolWait = PooledBuffers.poolWait(left);
             for (int attempt = 0; ; attempt++) {
                 try {
                     buffer = buffers.take(binding, classIndex, poolWait, () -> closed);

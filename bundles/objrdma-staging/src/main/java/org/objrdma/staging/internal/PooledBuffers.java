@@ -25,6 +25,14 @@ final class PooledBuffers {
     /** Retries when buffers fail validation (a region the transport closed) between creation and hand-out. */
     static final int SWAP_RETRIES = 3;
 
+    /**
+     * The Commons Pool never has to wait (the ledger admits only what it can serve), except for the instant
+     * its evictor holds an idle buffer under test; this is the most such a borrow may add to its wait.
+     */
+    private static final Duration EVICTION_GRACE = Duration.ofMillis(50);
+    /** Longest wait passed on to Commons Pool, which converts it to nanoseconds. */
+    private static final Duration POOL_WAIT_CAP = Duration.ofMinutes(1);
+
     private final Set<StagingBuffer> live = ConcurrentHashMap.newKeySet();
     private final GenericKeyedObjectPool<TransportBinding.Key, StagingBuffer> pool;
 
@@ -58,6 +66,12 @@ final class PooledBuffers {
     private static Duration evictionPeriod(Duration idleTimeout) {
         Duration half = idleTimeout.dividedBy(2);
         return half.compareTo(Duration.ofMillis(100)) < 0 ? Duration.ofMillis(100) : half;
+    }
+
+    /** What a borrow with {@code left} of its wait passes to {@link #take}: at least the eviction grace, at most a minute. */
+    static Duration poolWait(Duration left) {
+        return left.compareTo(EVICTION_GRACE) < 0 ? EVICTION_GRACE
+                : left.compareTo(POOL_WAIT_CAP) > 0 ? POOL_WAIT_CAP : left;
     }
 
     /** Buffers alive now, lent or idle (a live view). */
