@@ -84,10 +84,7 @@ public final class BufferPool implements StagingPool, AutoCloseable {
         this.reports = Objects.requireNonNull(reports, "reports");
         this.classes = new SizeClasses(settings.minBufferSize(), settings.maxBufferSize());
         this.ledger = new LimitLedger(settings, classes);
-        this.bindings = new TransportBindings(classes);
-        if (transport != null) {
-            bindings.prefer(transport);
-        }
+        this.bindings = new TransportBindings(classes, transport);
         this.buffers = new PooledBuffers(settings);
         this.leaseCheck = new OverdueLeaseCheck(buffers.live(), () -> this.settings.leaseDeadline(), clock, reports,
                 counters);

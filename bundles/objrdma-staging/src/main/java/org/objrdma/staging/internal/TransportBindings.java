@@ -30,8 +30,14 @@ final class TransportBindings {
     private volatile TransportBinding preferred;
     private long generations; // guarded by lock
 
-    TransportBindings(SizeClasses classes) {
+    /** @param initial the preferred transport to start with (bound now, without a log line), or null */
+    TransportBindings(SizeClasses classes, Transport initial) {
         this.classes = classes;
+        if (initial != null) {
+            synchronized (lock) {
+                preferred = bindingOf(initial);
+            }
+        }
     }
 
     /**
