@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.api.transport.Gid;
+import org.objrdma.transport.common.Closer;
 import org.objrdma.verbs.VerbsDevice;
 import org.objrdma.verbs.internal.ffi.IbvLayouts;
 import org.objrdma.verbs.internal.ffi.PortAttributes;
@@ -12,7 +13,6 @@ import org.objrdma.verbs.internal.ffi.VerbsException;
 import org.objrdma.verbs.internal.ffi.VerbsLibrary;
 import org.objrdma.verbs.internal.transport.DeviceInfo;
 import org.objrdma.verbs.internal.transport.GidTable;
-import org.objrdma.transport.common.Closer;
 import org.objrdma.verbs.internal.transport.VerbsTransport;
 
 /**
