@@ -1,34 +1,19 @@
 package org.objrdma.staging.internal;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.time.InstantSource;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.IdentityHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Set;
-import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
-import org.apache.commons.pool2.impl.GenericKeyedObjectPool;
-import org.apache.commons.pool2.impl.GenericKeyedObjectPoolConfig;
 import org.objrdma.api.PrincipalId;
 import org.objrdma.api.staging.StagingException;
 import org.objrdma.api.staging.StagingLease;
 import org.objrdma.api.staging.StagingPool;
 import org.objrdma.api.staging.StagingStats;
 import org.objrdma.api.staging.StagingStatus;
-import org.objrdma.api.telemetry.Counter;
 import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.api.transport.Transport;
 import org.objrdma.api.transport.TransportException;
@@ -36,68 +21,55 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The staging pool itself, free of OSGi: a Commons Pool keyed by class size holds the buffers, a
- * {@link LimitLedger} enforces the limits, and a scheduled check reports leases held too long.
+ * The staging pool itself, free of OSGi: the owner that runs a borrow, a return and a shutdown across its
+ * parts.
+ *
+ * <ul>
+ *   <li>{@link SizeClasses}: the power-of-two buffer sizes a request rounds up to;</li>
+ *   <li>{@link LimitLedger}: admits a borrow under the byte, buffer and per-principal limits (and makes it
+ *       wait, fairly, for room);</li>
+ *   <li>{@link PooledBuffers}: the registered buffers (Commons Pool keyed by binding and class), idle
+ *       eviction and trimming;</li>
+ *   <li>{@link TransportBindings}: registration with transports, the preferred one, those gone;</li>
+ *   <li>{@link OverdueLeaseCheck}: reports leases held too long;</li>
+ *   <li>{@link StagingCounters}: stats and telemetry counts.</li>
+ * </ul>
  *
  * <p>Ownership: this object owns every buffer and registration it creates. It closes them in one order —
  * deregister, then free — exactly once per buffer: idle buffers when they are evicted, replaced by a
  * transport swap or the pool closes; lent buffers when they come back. A lease still out when the pool
  * closes keeps its memory and registration until it is released (a peer may still be writing into it).
  *
- * <p>Transports: the pool keeps one binding per live transport. {@link #useTransport} names the preferred
- * one, which borrows that name no transport use; {@link #borrow(long, PrincipalId, String, Duration, Transport)}
- * borrows on a given one (a session on its channel's transport). A better transport appearing changes
- * only the preference: leases and idle buffers of the others stay valid. {@link #transportGone} retires a
- * binding: its idle buffers are destroyed at once, lent ones when their lease returns.
+ * <p>Transports: {@link #useTransport} names the preferred one, which borrows that name no transport use;
+ * {@link #borrow(long, PrincipalId, String, Duration, Transport)} borrows on a given one (a session on its
+ * channel's transport). {@link #transportGone} retires a binding: its idle buffers are destroyed at once, lent
+ * ones when their lease returns.
  */
 public final class BufferPool implements StagingPool, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(BufferPool.class);
-    /**
-     * The Commons Pool never has to wait (the ledger admits only what it can serve), except for the instant
-     * its evictor holds an idle buffer under test; this is the most such a borrow may add to its wait.
-     */
-    private static final Duration EVICTION_GRACE = Duration.ofMillis(50);
-    /** Longest wait passed on to Commons Pool, which converts it to nanoseconds. */
-    private static final Duration POOL_WAIT_CAP = Duration.ofMinutes(1);
     /** Longest wait honoured: about 73 years, far from the overflow of nanosecond arithmetic. */
     private static final long MAX_WAIT_NANOS = Long.MAX_VALUE >> 2;
-    /** Retries when buffers fail validation (a region the transport closed) between creation and hand-out. */
-    private static final int SWAP_RETRIES = 3;
 
     /** Replaced whole by {@link #reconfigure}; the size classes never change (they are final below). */
     private volatile StagingSettings settings;
     private final SizeClasses classes;
     private final LimitLedger ledger;
-    private final GenericKeyedObjectPool<TransportBinding.Key, StagingBuffer> buffers;
-    private final Set<StagingBuffer> liveBuffers = ConcurrentHashMap.newKeySet();
-    private final Supplier<Telemetry> telemetry;
+    private final PooledBuffers buffers;
+    private final TransportBindings bindings;
+    private final StagingCounters counters;
     private final InstantSource clock;
     private final LeaseReports reports;
-    private final ScheduledExecutorService leaseCheck;
+    private final OverdueLeaseCheck leaseCheck;
 
-    private final Object bindingLock = new Object();
-    /** The binding of each live transport; guarded by bindingLock. */
-    private final Map<Transport, TransportBinding> bindings = new IdentityHashMap<>();
-    /** Transports that went away: a borrow naming one is refused rather than taking it up again; guarded by bindingLock. */
-    private final Set<Transport> gone = Collections.newSetFromMap(new WeakHashMap<>());
-    /** Where borrows that name no transport register; null: such borrows fail NO_TRANSPORT. */
-    private volatile TransportBinding preferred;
-    private long generations; // guarded by bindingLock
+    /** Guards the pool's lifecycle (closed, retiring) and reconfiguration. */
+    private final Object lifecycleLock = new Object();
     private volatile boolean closed;
     /** Closed for borrows by {@link #retire}, closing for good when its last lease comes back. */
     private volatile boolean retiring;
     private final AtomicBoolean drained = new AtomicBoolean();
-    private ScheduledFuture<?> leaseCheckTask; // guarded by bindingLock
-
-    private final LongAdder waits = new LongAdder();
-    private final LongAdder timeouts = new LongAdder();
-    private final LongAdder failures = new LongAdder();
-    private final LongAdder doubleReturns = new LongAdder();
-    private final LongAdder overdueLeases = new LongAdder();
     /** Dedicated (unpooled) leases out now; they count in {@link #stats()} and shutdown waits for them too. */
     private final Set<DedicatedLease> dedicatedLeases = ConcurrentHashMap.newKeySet();
-    private final LongAdder dedicatedBorrows = new LongAdder();
 
     /**
      * @param transport the transport to register with first, or null until {@link #useTransport} names one
@@ -107,38 +79,16 @@ public final class BufferPool implements StagingPool, AutoCloseable {
     BufferPool(StagingSettings settings, Transport transport, Supplier<Telemetry> telemetry, InstantSource clock,
                LeaseReports reports) {
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.telemetry = Objects.requireNonNull(telemetry, "telemetry");
+        this.counters = new StagingCounters(Objects.requireNonNull(telemetry, "telemetry"));
         this.clock = Objects.requireNonNull(clock, "clock");
         this.reports = Objects.requireNonNull(reports, "reports");
         this.classes = new SizeClasses(settings.minBufferSize(), settings.maxBufferSize());
         this.ledger = new LimitLedger(settings, classes);
-        if (transport != null) {
-            synchronized (bindingLock) {
-                this.preferred = bindingOf(transport);
-            }
-        }
-        this.buffers = new GenericKeyedObjectPool<>(new BufferFactory(liveBuffers), poolConfig(settings));
-        // the ledger already counts and the evictor needs no per-borrow timing: keep the hot path lean
-        buffers.setCollectDetailedStatistics(false);
-        buffers.setReuseCapacityOnReturn(false);
-        buffers.setSwallowedExceptionListener(e -> LOG.warn("Staging pool housekeeping failed", e));
-        this.leaseCheck = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "objrdma-staging-lease-check");
-            t.setDaemon(true);
-            return t;
-        });
-        synchronized (bindingLock) {
-            scheduleLeaseCheck(settings.leaseCheckPeriod());
-        }
-    }
-
-    /** Under bindingLock. */
-    private void scheduleLeaseCheck(Duration every) {
-        if (leaseCheckTask != null) {
-            leaseCheckTask.cancel(false);
-        }
-        long period = every.toMillis();
-        leaseCheckTask = leaseCheck.scheduleWithFixedDelay(this::checkLeasesSafely, period, period, TimeUnit.MILLISECONDS);
+        this.bindings = new TransportBindings(classes, transport);
+        this.buffers = new PooledBuffers(settings);
+        this.leaseCheck = new OverdueLeaseCheck(buffers.live(), () -> this.settings.leaseDeadline(), clock, reports,
+                counters);
+        leaseCheck.every(settings.leaseCheckPeriod());
     }
 
     /** Whether {@code next} can be applied to this pool live: everything but the size classes can. */
@@ -156,27 +106,23 @@ public final class BufferPool implements StagingPool, AutoCloseable {
         if (!canReconfigure(next)) {
             throw new IllegalArgumentException("the size classes of a running pool do not change: build a new pool");
         }
-        synchronized (bindingLock) {
+        synchronized (lifecycleLock) {
             if (closed) {
                 return;
             }
             StagingSettings previous = settings;
             // a higher class bound goes to the Commons Pool before the ledger admits more; a lower one after
             if (next.maxBuffersPerClass() >= previous.maxBuffersPerClass()) {
-                buffers.setMaxTotalPerKey(next.maxBuffersPerClass());
+                buffers.maxPerClass(next.maxBuffersPerClass());
                 ledger.limit(LimitLedger.Limits.of(next));
             } else {
                 ledger.limit(LimitLedger.Limits.of(next));
-                buffers.setMaxTotalPerKey(next.maxBuffersPerClass());
+                buffers.maxPerClass(next.maxBuffersPerClass());
             }
-            buffers.setMaxIdlePerKey(next.idlePerClass());
-            buffers.setMinEvictableIdleDuration(next.idleTimeout());
-            if (!next.idleTimeout().equals(previous.idleTimeout())) {
-                buffers.setTimeBetweenEvictionRuns(evictionPeriod(next.idleTimeout()));
-            }
+            buffers.idleRules(next, previous);
             settings = next;
             if (!next.leaseCheckPeriod().equals(previous.leaseCheckPeriod())) {
-                scheduleLeaseCheck(next.leaseCheckPeriod());
+                leaseCheck.every(next.leaseCheckPeriod());
             }
         }
     }
@@ -184,30 +130,6 @@ public final class BufferPool implements StagingPool, AutoCloseable {
     /** With the system clock and WARN-log reports. */
     public static BufferPool create(StagingSettings settings, Transport transport, Supplier<Telemetry> telemetry) {
         return new BufferPool(settings, transport, telemetry, InstantSource.system(), new LoggingLeaseReports());
-    }
-
-    private static GenericKeyedObjectPoolConfig<StagingBuffer> poolConfig(StagingSettings s) {
-        GenericKeyedObjectPoolConfig<StagingBuffer> c = new GenericKeyedObjectPoolConfig<>();
-        c.setMaxTotal(-1); // bytes are limited by the ledger, not by a buffer count across classes
-        c.setMaxTotalPerKey(s.maxBuffersPerClass());
-        c.setMaxIdlePerKey(s.idlePerClass());
-        c.setMinIdlePerKey(0);
-        c.setBlockWhenExhausted(true);
-        c.setLifo(true); // the most recently used buffer is the warmest
-        c.setTestOnBorrow(true); // never lend a buffer of an old transport
-        c.setTestOnReturn(true); // release old registrations as their leases come back
-        c.setTestWhileIdle(true); // and idle ones the swap missed
-        c.setMinEvictableIdleDuration(s.idleTimeout());
-        c.setSoftMinEvictableIdleDuration(Duration.ofMillis(-1));
-        c.setTimeBetweenEvictionRuns(evictionPeriod(s.idleTimeout()));
-        c.setNumTestsPerEvictionRun(-1); // every idle buffer, each run
-        c.setJmxEnabled(false); // stats() and telemetry are the pool's views
-        return c;
-    }
-
-    private static Duration evictionPeriod(Duration idleTimeout) {
-        Duration half = idleTimeout.dividedBy(2);
-        return half.compareTo(Duration.ofMillis(100)) < 0 ? Duration.ofMillis(100) : half;
     }
 
     // ---------------------------------------------------------------- transport binding
@@ -218,20 +140,7 @@ public final class BufferPool implements StagingPool, AutoCloseable {
      * idle buffers remain valid until {@link #transportGone} says it went away.
      */
     public void useTransport(Transport transport) {
-        TransportBinding previous;
-        TransportBinding next;
-        synchronized (bindingLock) {
-            previous = preferred;
-            if (transport != null) {
-                gone.remove(transport); // bound again: a fresh binding, the old buffers stay stale
-            }
-            next = transport == null ? null : bindingOf(transport);
-            preferred = next;
-        }
-        if (previous != next) {
-            LOG.info("Staging buffers now register with {} by default (was {})",
-                    next == null ? "no transport" : next, previous == null ? "none" : previous);
-        }
+        bindings.prefer(transport);
     }
 
     /**
@@ -240,42 +149,21 @@ public final class BufferPool implements StagingPool, AutoCloseable {
      * no transport is preferred until {@link #useTransport} names the next.
      */
     public void transportGone(Transport transport) {
-        TransportBinding retired;
-        synchronized (bindingLock) {
-            retired = bindings.remove(transport);
-            gone.add(transport);
-            if (retired == null) {
-                return;
-            }
-            retired.retire();
-            if (preferred == retired) {
-                preferred = null;
-            }
+        TransportBinding retired = bindings.retire(transport);
+        if (retired != null && !closed) {
+            buffers.clear(retired);
         }
-        LOG.info("Staging buffers of {} retire: the transport went away", retired);
-        if (!closed) {
-            for (TransportBinding.Key key : retired.keys()) {
-                buffers.clear(key);
-            }
-        }
-    }
-
-    /** The binding of {@code transport}, made now if it has none. Under bindingLock. */
-    private TransportBinding bindingOf(Transport transport) {
-        return bindings.computeIfAbsent(transport, t -> new TransportBinding(t, ++generations, classes));
     }
 
     /** The preferred transport, or null. */
     public Transport transport() {
-        TransportBinding b = preferred;
+        TransportBinding b = bindings.preferred();
         return b == null ? null : b.transport();
     }
 
     /** Transports with a live binding now. */
     int boundTransports() {
-        synchronized (bindingLock) {
-            return bindings.size();
-        }
+        return bindings.count();
     }
 
     // ---------------------------------------------------------------- borrow and return
@@ -317,34 +205,28 @@ public final class BufferPool implements StagingPool, AutoCloseable {
             classIndex = grant.classIndex();
         } catch (StagingException e) {
             if (e.status() == StagingStatus.LIMIT) {
-                waits.increment();
-                timeouts.increment();
-                Telemetry t = telemetry.get();
-                t.increment(Counter.STAGING_WAITS);
-                t.increment(Counter.STAGING_TIMEOUTS);
+                counters.waitedInVain();
             } else {
-                failures.increment();
+                counters.failed();
             }
             throw e;
         }
         if (waited) {
-            waits.increment();
-            telemetry.get().increment(Counter.STAGING_WAITS);
+            counters.waited();
         }
         StagingBuffer buffer;
         try {
             Duration left = Duration.ofNanos(waitNanos(maxWait) - (System.nanoTime() - start));
-            Duration poolWait = left.compareTo(EVICTION_GRACE) < 0 ? EVICTION_GRACE
-                    : left.compareTo(POOL_WAIT_CAP) > 0 ? POOL_WAIT_CAP : left;
+            Duration poolWait = PooledBuffers.poolWait(left);
             for (int attempt = 0; ; attempt++) {
                 try {
-                    buffer = takeBuffer(binding, classIndex, poolWait);
+                    buffer = buffers.take(binding, classIndex, poolWait, () -> closed);
                     break;
                 } catch (StagingException e) {
                     // a borrow that follows the preference follows it to the next transport when its own went away
-                    TransportBinding now = preferred;
+                    TransportBinding now = bindings.preferred();
                     if (on != null || e.status() != StagingStatus.NO_TRANSPORT || now == null || now == binding
-                            || attempt >= SWAP_RETRIES) {
+                            || attempt >= PooledBuffers.SWAP_RETRIES) {
                         throw e;
                     }
                     binding = now;
@@ -352,13 +234,13 @@ public final class BufferPool implements StagingPool, AutoCloseable {
             }
         } catch (StagingException e) {
             ledger.release(classIndex, principal);
-            failures.increment();
+            counters.failed();
             throw e;
         }
         PooledLease lease = new PooledLease(this, buffer, size, principal, holderHint, clock.instant(),
                 settings.trackStacks() ? new Throwable("staging lease borrowed here by " + holderHint) : null);
         buffer.lentAs(lease);
-        telemetry.get().increment(Counter.STAGING_BORROWS);
+        counters.borrowed(false);
         return lease;
     }
 
@@ -383,10 +265,9 @@ public final class BufferPool implements StagingPool, AutoCloseable {
             ledger.chargeDedicated(size, principal);
         } catch (StagingException e) {
             if (e.status() == StagingStatus.LIMIT) {
-                timeouts.increment();
-                telemetry.get().increment(Counter.STAGING_TIMEOUTS);
+                counters.refusedAtLimit();
             } else {
-                failures.increment();
+                counters.failed();
             }
             throw e;
         }
@@ -402,8 +283,7 @@ public final class BufferPool implements StagingPool, AutoCloseable {
             throw fail(StagingStatus.REGISTRATION_FAILED, "could not allocate a dedicated " + size + "-byte buffer: " + e);
         }
         dedicatedLeases.add(lease);
-        dedicatedBorrows.increment();
-        telemetry.get().increment(Counter.STAGING_BORROWS);
+        counters.borrowed(true);
         return lease;
     }
 
@@ -411,36 +291,21 @@ public final class BufferPool implements StagingPool, AutoCloseable {
     void dedicatedReturned(DedicatedLease lease) {
         dedicatedLeases.remove(lease);
         ledger.releaseDedicated(lease.size(), lease.principal());
-        telemetry.get().increment(Counter.STAGING_RETURNS);
+        counters.returned();
     }
 
     void reportDoubleReturn(DedicatedLease lease) {
-        doubleReturns.increment();
-        telemetry.get().increment(Counter.STAGING_DOUBLE_RETURNS);
+        counters.doubleReturn();
         LOG.warn("Staging lease returned twice (ignored): {}", lease);
     }
 
-    /** The binding a borrow registers with: {@code on}'s (taken up now if new), or the preferred one. */
+    /** {@link TransportBindings#bindingFor}, counting a refusal as a failure. */
     private TransportBinding bindingFor(Transport on) throws StagingException {
-        if (on == null) {
-            TransportBinding b = preferred;
-            if (b == null) {
-                throw fail(StagingStatus.NO_TRANSPORT, "no transport is bound to register staging buffers with");
-            }
-            return b;
-        }
-        synchronized (bindingLock) {
-            TransportBinding b = bindings.get(on);
-            if (b != null) {
-                return b;
-            }
-            if (gone.contains(on)) {
-                throw fail(StagingStatus.NO_TRANSPORT, "transport " + on.name() + " went away");
-            }
-            // the consumer saw the transport before this pool was told of it: take it up now
-            b = bindingOf(on);
-            LOG.debug("Staging pool takes up transport {} for a borrow that names it", b);
-            return b;
+        try {
+            return bindings.bindingFor(on);
+        } catch (StagingException e) {
+            counters.failed();
+            throw e;
         }
     }
 
@@ -448,49 +313,10 @@ public final class BufferPool implements StagingPool, AutoCloseable {
         return maxWait.compareTo(Duration.ofNanos(MAX_WAIT_NANOS)) > 0 ? MAX_WAIT_NANOS : maxWait.toNanos();
     }
 
-    private StagingBuffer takeBuffer(TransportBinding binding, int classIndex, Duration maxWait)
-            throws StagingException {
-        TransportBinding.Key key = binding.key(classIndex);
-        for (int attempt = 0; ; attempt++) {
-            if (!binding.isLive()) {
-                throw new StagingException(StagingStatus.NO_TRANSPORT, "the transport went away during the borrow");
-            }
-            try {
-                return buffers.borrowObject(key, maxWait);
-            } catch (BufferFactory.NoTransportException e) {
-                throw new StagingException(StagingStatus.NO_TRANSPORT, "the transport went away during the borrow");
-            } catch (TransportException e) {
-                throw new StagingException(StagingStatus.REGISTRATION_FAILED, "transport " + binding.transport().name()
-                        + " refused to register a " + key + "-byte buffer: " + e.getMessage(), e);
-            } catch (BufferFactory.AllocationFailedException e) {
-                throw new StagingException(StagingStatus.REGISTRATION_FAILED, e.getMessage(), e);
-            } catch (NoSuchElementException e) {
-                // a buffer failed validation: its region closed under it (the transport is closing)
-                if (!binding.isLive()) {
-                    throw new StagingException(StagingStatus.NO_TRANSPORT, "the transport went away during the borrow");
-                }
-                if (attempt < SWAP_RETRIES) {
-                    continue;
-                }
-                throw new StagingException(StagingStatus.REGISTRATION_FAILED,
-                        "no usable " + key + "-byte buffer: " + e.getMessage(), e);
-            } catch (IllegalStateException e) {
-                if (closed) {
-                    throw new StagingException(StagingStatus.CLOSED, "the staging pool is shutting down");
-                }
-                throw new StagingException(StagingStatus.REGISTRATION_FAILED, "buffer pool error: " + e.getMessage(), e);
-            } catch (Exception e) {
-                throw new StagingException(StagingStatus.REGISTRATION_FAILED,
-                        "could not make a " + key + "-byte buffer: " + e, e);
-            }
-        }
-    }
-
     /** The second half of {@link PooledLease#release()}: called once per lease. */
     void giveBack(PooledLease lease) {
         StagingBuffer buffer = lease.buffer();
         int classIndex = buffer.classIndex();
-        TransportBinding.Key key = buffer.key();
         buffer.returned();
         try {
             if (settings.scrubOnReturn() && !closed) {
@@ -498,76 +324,36 @@ public final class BufferPool implements StagingPool, AutoCloseable {
                 buffer.segment().fill((byte) 0);
             }
             if (closed) {
-                destroyAfterClose(key, buffer);
+                buffers.destroy(buffer);
             } else {
-                buffers.returnObject(key, buffer);
-                if (!buffer.binding().isLive()) {
-                    // its transport went away while this buffer went back to idle: the retirement may have missed it
-                    buffers.clear(key);
-                }
+                buffers.giveBack(buffer);
             }
         } catch (RuntimeException e) {
             LOG.error("Returning a staging buffer failed; destroying it instead", e);
-            liveBuffers.remove(buffer);
-            buffer.close();
+            buffers.discard(buffer);
         } finally {
             // only now: the ledger must never admit a borrow the buffer pool could not serve yet
             ledger.release(classIndex, lease.principal());
-            telemetry.get().increment(Counter.STAGING_RETURNS);
+            counters.returned();
             closeIfDrained();
         }
     }
 
-    private void destroyAfterClose(TransportBinding.Key key, StagingBuffer buffer) {
-        try {
-            buffers.invalidateObject(key, buffer);
-        } catch (Exception e) {
-            liveBuffers.remove(buffer);
-            buffer.close();
-        }
-    }
-
     void reportDoubleReturn(PooledLease lease) {
-        doubleReturns.increment();
-        telemetry.get().increment(Counter.STAGING_DOUBLE_RETURNS);
+        counters.doubleReturn();
         reports.doubleReturn(lease);
     }
 
     private StagingException fail(StagingStatus status, String message) {
-        failures.increment();
+        counters.failed();
         return new StagingException(status, message);
     }
 
     // ---------------------------------------------------------------- overdue leases
 
-    /** Reports each lease held past the deadline, once per lease. Run by the scheduler; tests call it. */
+    /** Reports each lease held past the deadline, once per lease ({@link OverdueLeaseCheck}); tests call it. */
     int checkOverdueLeases() {
-        Instant now = clock.instant();
-        Duration deadline = settings.leaseDeadline();
-        int reported = 0;
-        for (StagingBuffer b : liveBuffers) {
-            PooledLease lease = b.currentLease();
-            if (lease == null || !lease.isActive()) {
-                continue;
-            }
-            Duration held = Duration.between(lease.borrowedAt(), now);
-            if (held.compareTo(deadline) > 0 && lease.claimOverdueReport()) {
-                overdueLeases.increment();
-                telemetry.get().increment(Counter.STAGING_OVERDUE_LEASES);
-                reports.overdue(lease, held, deadline);
-                reported++;
-            }
-        }
-        return reported;
-    }
-
-    private void checkLeasesSafely() {
-        try {
-            checkOverdueLeases();
-        } catch (RuntimeException e) {
-            // a failing report must not cancel the schedule
-            LOG.warn("Staging lease check failed", e);
-        }
+        return leaseCheck.run();
     }
 
     // ---------------------------------------------------------------- shutdown
@@ -581,7 +367,7 @@ public final class BufferPool implements StagingPool, AutoCloseable {
      * @return the number of leases still out
      */
     public int shutdown() {
-        synchronized (bindingLock) {
+        synchronized (lifecycleLock) {
             if (closed && !retiring) {
                 return 0;
             }
@@ -589,7 +375,7 @@ public final class BufferPool implements StagingPool, AutoCloseable {
             retiring = false; // from here on the deadline below decides, as for any shutdown
         }
         ledger.close();
-        leaseCheck.shutdownNow();
+        leaseCheck.stop();
         long deadline = System.nanoTime() + settings.shutdownTimeout().toNanos();
         boolean interrupted = false;
         while ((ledger.buffersLent() > 0 || !dedicatedLeases.isEmpty()) && System.nanoTime() < deadline
@@ -601,7 +387,7 @@ public final class BufferPool implements StagingPool, AutoCloseable {
             }
         }
         int stillOut = 0;
-        for (StagingBuffer b : liveBuffers) {
+        for (StagingBuffer b : buffers.live()) {
             PooledLease lease = b.currentLease();
             if (lease != null && lease.isActive()) {
                 stillOut++;
@@ -637,7 +423,7 @@ public final class BufferPool implements StagingPool, AutoCloseable {
      * still bounds the wait. Idempotent.
      */
     public void retire() {
-        synchronized (bindingLock) {
+        synchronized (lifecycleLock) {
             if (closed) {
                 return;
             }
@@ -645,7 +431,7 @@ public final class BufferPool implements StagingPool, AutoCloseable {
             retiring = true;
         }
         ledger.close();
-        buffers.clear(); // its idle buffers are of no more use: deregistered and freed now
+        buffers.clearIdle(); // its idle buffers are of no more use: deregistered and freed now
         closeIfDrained();
     }
 
@@ -656,7 +442,7 @@ public final class BufferPool implements StagingPool, AutoCloseable {
 
     private void closeIfDrained() {
         if (retiring && ledger.buffersLent() == 0 && drained.compareAndSet(false, true)) {
-            leaseCheck.shutdownNow();
+            leaseCheck.stop();
             buffers.close();
             LOG.info("Previous staging pool (classes {}..{} bytes) closed: its last lease came back",
                     settings.minBufferSize(), classes.largest());
@@ -676,38 +462,7 @@ public final class BufferPool implements StagingPool, AutoCloseable {
 
     @Override
     public StagingStats stats() {
-        List<StagingStats.SizeClass> perClass = new ArrayList<>(classes.count());
-        long borrowed = 0;
-        long idle = 0;
-        long bytesBorrowed = 0;
-        long bytesAllocated = 0;
-        long[] activeIn = new long[classes.count()];
-        long[] idleIn = new long[classes.count()];
-        for (StagingBuffer b : liveBuffers) {
-            // every binding's buffers count: a lease on a transport that is no longer preferred is still lent
-            if (b.currentLease() != null) {
-                activeIn[b.classIndex()]++;
-            } else {
-                idleIn[b.classIndex()]++;
-            }
-        }
-        for (int i = 0; i < classes.count(); i++) {
-            long size = classes.size(i);
-            long active = activeIn[i];
-            long idleHere = idleIn[i];
-            perClass.add(new StagingStats.SizeClass(size, active, idleHere));
-            borrowed += active;
-            idle += idleHere;
-            bytesBorrowed += active * size;
-            bytesAllocated += (active + idleHere) * size;
-        }
-        for (DedicatedLease lease : dedicatedLeases) {
-            borrowed++;
-            bytesBorrowed += lease.size();
-            bytesAllocated += lease.size();
-        }
-        return new StagingStats(borrowed, idle, bytesBorrowed, bytesAllocated, buffers.getBorrowedCount() + dedicatedBorrows.sum(),
-                waits.sum(), timeouts.sum(), failures.sum(), doubleReturns.sum(), overdueLeases.sum(), perClass);
+        return counters.snapshot(classes, buffers.live(), dedicatedLeases, buffers.borrowedCount());
     }
 
     StagingSettings settings() {
@@ -720,19 +475,19 @@ public final class BufferPool implements StagingPool, AutoCloseable {
 
     /** Buffers that exist now, lent or idle. */
     int liveBufferCount() {
-        return liveBuffers.size();
+        return buffers.live().size();
     }
 
     /** Buffers Commons Pool made and destroyed since start: its own counters. */
     long createdCount() {
-        return buffers.getCreatedCount();
+        return buffers.createdCount();
     }
 
     long destroyedCount() {
-        return buffers.getDestroyedCount();
+        return buffers.destroyedCount();
     }
 
     long returnedCount() {
-        return buffers.getReturnedCount();
+        return buffers.returnedCount();
     }
 }

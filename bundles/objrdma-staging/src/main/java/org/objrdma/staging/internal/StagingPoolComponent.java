@@ -11,6 +11,7 @@ import org.objrdma.api.staging.StagingStats;
 import org.objrdma.api.staging.StagingStatus;
 import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.api.transport.Transport;
+import org.objrdma.transport.common.Closer;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.ConfigurationPolicy;
@@ -110,12 +111,9 @@ public final class StagingPoolComponent implements StagingPool {
             draining = new ArrayList<>(retired);
             retired.clear();
         }
-        if (p != null) {
-            p.shutdown();
-        }
-        for (BufferPool old : draining) {
-            old.shutdown(); // bounded by shutdown.timeout: what is still out is reported and freed on return
-        }
+        // each shutdown is bounded by shutdown.timeout: what is still out is reported and freed on return.
+        // Every pool is shut down even if one throws; the failure is thrown afterwards (SCR logs it).
+        Closer.closeAll(p, Closer.all(draining));
     }
 
     @Reference(name = "transport", cardinality = ReferenceCardinality.MANDATORY, policy = ReferencePolicy.DYNAMIC,

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.api.transport.Gid;
+import org.objrdma.transport.common.Closer;
 import org.objrdma.verbs.VerbsDevice;
 import org.objrdma.verbs.internal.ffi.IbvLayouts;
 import org.objrdma.verbs.internal.ffi.PortAttributes;
@@ -94,7 +95,6 @@ public final class StandaloneVerbs implements AutoCloseable {
             return;
         }
         closed = true;
-        transport.close();
-        library.close();
+        Closer.closeAll(transport, library); // the library is unloaded even if the transport's close throws
     }
 }

@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.objrdma.api.transport.EndpointInfo;
 import org.objrdma.api.transport.TransportError;
 import org.objrdma.api.transport.TransportException;
+import org.objrdma.transport.common.Closer;
 
 /**
  * The listening side of a TCP transport: accepts connections, runs the handshake (challenge, HMAC of the
@@ -481,10 +482,8 @@ final class MemoryAgent implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        TcpTransport.closeQuietly(server);
-        for (SocketChannel sc : handshaking) {
-            TcpTransport.closeQuietly(sc);
-        }
+        Closer.closeAllQuietly(e -> TcpTransport.LOG.trace("memory agent {}: closing a socket failed", advertised, e),
+                server, Closer.all(handshaking));
         try {
             acceptor.join(transport.settings().shutdownTimeout().toMillis());
         } catch (InterruptedException e) {

@@ -7,9 +7,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.objrdma.api.transport.Access;
@@ -30,11 +27,12 @@ import org.objrdma.transport.common.TransportChecks;
 
 /**
  * A channel of the TCP transport: the software twin of an RC queue pair, carried by one TCP connection. This
- * class is the channel's state machine — its phases, its lock, and every transition (connect's steps, an
- * inbound connection, errors, the connection's callbacks, reset, close). The procedures that drive it live
- * beside it, one concept each: {@link ChannelDialer} (connect), {@link ChannelPoster} (post, submit, poll),
- * {@link WorkQueues} (queues and in-order completions), {@link TcpGrantTable} (grants). The poster reads and
- * moves the state under this lock through the package-private fields below, as this class's own methods would.
+ * class holds the channel's state — its phases, its lock, its connection and peer — and the transitions its
+ * connection calls back with (completions, receives, errors, the connection's end). The procedures that drive
+ * it live beside it, one concept each, and move its state under this lock through the package-private fields
+ * below: {@link ChannelDialer} (connect, and inbound connections), {@link ChannelPoster} (post, submit, poll),
+ * {@link ChannelLifecycle} (reset, close, with {@link ChannelClosing}), {@link WorkQueues} (queues and in-order
+ * completions), {@link TcpGrantTable} (grants).
  *
  * <p><b>Connecting.</b> {@link #connect} dials the peer's memory agent and authenticates with the peer
  * channel's key. A channel in INIT also accepts an authenticated inbound connection by itself; that is what
@@ -75,23 +73,26 @@ final class TcpChannel implements Channel {
     final ReentrantLock lock = new ReentrantLock();
     final Condition changed = lock.newCondition();
     volatile Phase phase = Phase.INIT;
-    private EndpointInfo.Tcp remoteEndpoint;
-    private PeerIdentity peer;
-    private PeerIdentity dialTarget;
+    /** The peer's endpoint as connect named it; guarded by the lock. */
+    EndpointInfo.Tcp remoteEndpoint;
+    /** Who is connected on the other end; guarded by the lock. */
+    PeerIdentity peer;
+    /** Whom a connect in DIALING is dialing; guarded by the lock. */
+    PeerIdentity dialTarget;
     /** Written under the lock; volatile so the writer thread can check it per frame without the lock. */
     volatile TcpConnection connection;
     /** Counts resets; a batch deadline from an earlier epoch is stale. Guarded by the lock. */
     long epoch;
-    /** A reset is waiting for the old connection's threads; a second reset waits for it. Guarded by the lock. */
-    private boolean resetting;
     /** Submitted batches not yet completed, so a reset can wait for one whose deadline claimed it. */
     final Set<Batch> openBatches = ConcurrentHashMap.newKeySet();
     /** Send and receive queues, completions in order; guarded by the lock (see {@link WorkQueues}). */
     final WorkQueues queues;
     /** This channel's grant table: the only place its connection resolves an odd rkey. */
     private final TcpGrantTable grants;
-    /** How {@link #connect} reaches the peer (the procedure; the states it moves through stay here). */
+    /** How the channel gets its connection: connect, and inbound connections. */
     private final ChannelDialer dialer = new ChannelDialer(this);
+    /** Reset and close. */
+    private final ChannelLifecycle lifecycle = new ChannelLifecycle(this);
     /** How work is posted and submitted (checks, queueing, batches); the states it checks stay here. */
     private final ChannelPoster poster = new ChannelPoster(this);
 
@@ -194,152 +195,11 @@ final class TcpChannel implements Channel {
     }
 
     /**
-     * Connect, step 1 ({@link ChannelDialer}): INIT becomes DIALING toward {@code wanted}; false if the peer
-     * dialed us first and the connection is already that peer's (connect then has nothing to do). Refused in
-     * any other state.
+     * An authenticated inbound connection from {@code from}: {@link ChannelDialer#acceptInbound}. Returns the
+     * wire reply; on {@link Wire#REPLY_OK} {@code attached[0]} holds the new, not yet started connection.
      */
-    boolean beginDial(PeerIdentity wanted, EndpointInfo.Tcp target) throws TransportException {
-        lock.lock();
-        try {
-            switch (phase) {
-                case CONNECTED -> {
-                    // the peer dialed us first: fine if the control plane names that same peer
-                    if (wanted.equals(peer) && remoteEndpoint == null) {
-                        remoteEndpoint = target;
-                        return false;
-                    }
-                    throw new TransportException(TransportError.WRONG_STATE,
-                            "channel " + id + " is already connected to " + peer);
-                }
-                case INIT -> {
-                    phase = Phase.DIALING;
-                    dialTarget = wanted;
-                    return true;
-                }
-                default -> throw new TransportException(TransportError.WRONG_STATE,
-                        "channel " + id + " cannot connect in state " + phase);
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Connect failed before a connection: a refused connect changes nothing (DIALING back to INIT). */
-    void dialFailed() {
-        lock.lock();
-        try {
-            if (phase == Phase.DIALING) {
-                phase = Phase.INIT;
-                dialTarget = null;
-            }
-            changed.signalAll();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * Our dial got through: the socket becomes this channel's connection, not yet started, unless the channel
-     * left DIALING meanwhile (then null, and the caller closes the socket).
-     */
-    TcpConnection attachDialed(SocketChannel socket, PeerIdentity wanted, EndpointInfo.Tcp target) {
-        lock.lock();
-        try {
-            if (phase != Phase.DIALING) {
-                return null;
-            }
-            TcpConnection started = attachLocked(socket, wanted);
-            remoteEndpoint = target;
-            return started;
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** The refusal of a connect that found the channel in another state than it left it in. */
-    TransportException leftInit() {
-        return new TransportException(TransportError.WRONG_STATE,
-                "channel " + id + " left INIT while connecting (now " + phase + ")");
-    }
-
-    /**
-     * Crossed dials where the peer sorts lower: its dial to us wins; waits for it to arrive until
-     * {@code deadline} ({@link System#nanoTime}).
-     */
-    void awaitCrossedDial(PeerIdentity wanted, EndpointInfo.Tcp target, long deadline) throws TransportException {
-        lock.lock();
-        try {
-            while (phase == Phase.DIALING) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    phase = Phase.INIT;
-                    dialTarget = null;
-                    throw new TransportException(TransportError.TIMEOUT, "peer " + wanted
-                            + " dialed too but its connection did not arrive within " + options.connectTimeout());
-                }
-                changed.awaitNanos(left);
-            }
-            if (phase == Phase.CONNECTED && wanted.equals(peer)) {
-                remoteEndpoint = target;
-                return;
-            }
-            throw leftInit();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            if (phase == Phase.DIALING) {
-                phase = Phase.INIT;
-                dialTarget = null;
-            }
-            throw new TransportException(TransportError.CONNECT_FAILED, "interrupted while connecting", e);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * An authenticated inbound connection from {@code dialer}: decides under the lock whether it becomes this
-     * channel's connection. Returns the wire reply; on {@link Wire#REPLY_OK} {@code attached[0]} holds the
-     * new, not yet started connection, which the agent starts after sending the reply.
-     */
-    byte acceptInbound(SocketChannel socket, PeerIdentity dialer, TcpConnection[] attached) {
-        lock.lock();
-        try {
-            switch (phase) {
-                case INIT -> {
-                    attached[0] = attachLocked(socket, dialer);
-                    return Wire.REPLY_OK;
-                }
-                case DIALING -> {
-                    if (!dialer.equals(dialTarget)) {
-                        return Wire.REPLY_BUSY;
-                    }
-                    if (self.compareTo(dialer) < 0) {
-                        return Wire.REPLY_CROSSED; // our own dial wins
-                    }
-                    attached[0] = attachLocked(socket, dialer);
-                    changed.signalAll();
-                    return Wire.REPLY_OK;
-                }
-                case CONNECTED -> {
-                    // the dials crossed and ours already won: the dialer holds that connection and waits for it
-                    return dialer.equals(peer) ? Wire.REPLY_CROSSED : Wire.REPLY_BUSY;
-                }
-                default -> {
-                    return Wire.REPLY_BUSY;
-                }
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private TcpConnection attachLocked(SocketChannel socket, PeerIdentity who) {
-        TcpConnection c = transport.newConnection(this, socket, who);
-        connection = c;
-        peer = who;
-        dialTarget = null;
-        phase = Phase.CONNECTED;
-        return c;
+    byte acceptInbound(SocketChannel socket, PeerIdentity from, TcpConnection[] attached) {
+        return dialer.acceptInbound(socket, from, attached);
     }
 
     // ------------------------------------------------------------------ grants
@@ -406,7 +266,7 @@ final class TcpChannel implements Channel {
     }
 
     /** Revokes every grant; called once the connection's threads are gone (reset, close). */
-    private void revokeAllGrants() {
+    void revokeAllGrants() {
         grants.revokeAll();
     }
 
@@ -588,190 +448,23 @@ final class TcpChannel implements Channel {
         deliveries.forEach(Runnable::run);
     }
 
-    /**
-     * Back to INIT with the same id and key. The phase goes to ERROR first, so nothing new reaches the old
-     * connection (sends posted meanwhile are flushed, inbound connections are refused as busy); then the
-     * connection is cut and its threads are awaited, which flushes every unfinished request with the reset's
-     * cause (the oldest keeps a status it already had from an earlier failure). Waiting for the threads is
-     * what makes "no longer touched" true, so the call is refused on one of them, and if they do not stop
-     * within {@code shutdown.timeout.ms} the channel stays in ERROR and TIMEOUT is thrown.
-     */
+    // ------------------------------------------------------------------ reset and close (ChannelLifecycle)
+
+    /** {@link ChannelLifecycle#reset}: back to INIT with the same id and key, once the connection stopped. */
     @Override
     public void reset() throws TransportException {
-        TcpConnection old;
-        List<Batch> earlier = List.of();
-        List<Runnable> deliveries = new ArrayList<>();
-        lock.lock();
-        try {
-            while (resetting) {
-                changed.awaitUninterruptibly(); // another reset is waiting for the same connection
-            }
-            switch (phase) {
-                case CLOSED -> throw new TransportException(TransportError.CLOSED, "channel " + id + " is closed");
-                case INIT, DIALING -> {
-                    return; // nothing to undo: receives posted before connecting stay posted
-                }
-                default -> {
-                    // CONNECTED or ERROR: cut, flush, re-arm
-                }
-            }
-            old = connection;
-            if (old != null && old.isOwnThread(Thread.currentThread())) {
-                throw new TransportException(TransportError.WRONG_STATE, "channel " + id
-                        + " cannot be reset from its own connection thread (a completion callback): hand it on");
-            }
-            if (old != null) {
-                old.recordCause(EndCause.RESET); // a reader woken by the phase change must not name another
-            }
-            phase = Phase.ERROR;
-            dialTarget = null;
-            if (old == null) {
-                // the connection already ended and flushed; anything posted since was flushed at once
-                queues.flushAll(EndCause.RESET, deliveries);
-                earlier = rearmLocked();
-            } else {
-                resetting = true;
-            }
-            changed.signalAll();
-        } finally {
-            lock.unlock();
-        }
-        if (old != null) {
-            old.abort(EndCause.RESET);
-            boolean ended = old.awaitEnded(transport.settings().shutdownTimeout().toNanos());
-            lock.lock();
-            try {
-                resetting = false;
-                changed.signalAll();
-                if (phase == Phase.CLOSED) {
-                    throw new TransportException(TransportError.CLOSED,
-                            "channel " + id + " was closed while resetting");
-                }
-                if (!ended) {
-                    throw new TransportException(TransportError.TIMEOUT, "channel " + id + ": the connection to "
-                            + old.peer() + " did not stop within " + transport.settings().shutdownTimeout()
-                            + "; the channel stays in ERROR");
-                }
-                earlier = rearmLocked(); // connectionEnded has flushed everything and cleared the connection
-            } finally {
-                lock.unlock();
-            }
-        }
-        revokeAllGrants(); // a reset channel may next be connected by another peer
-        deliveries.forEach(Runnable::run);
-        awaitCompletion(earlier);
-        TcpTransport.LOG.debug("channel {} reset to INIT", id);
+        lifecycle.reset();
     }
 
-    /** ERROR without a connection → INIT, a new epoch. Returns the batches submitted before it. */
-    private List<Batch> rearmLocked() {
-        epoch++;
-        phase = Phase.INIT;
-        remoteEndpoint = null;
-        peer = null;
-        dialTarget = null;
-        changed.signalAll();
-        return List.copyOf(openBatches); // submit adds under the lock: these all precede the reset
-    }
-
-    /**
-     * A batch whose deadline fired just before the reset was claimed by the timer and completes on it; the
-     * flush cannot complete it. Wait (bounded) so that every batch future is complete when reset returns.
-     */
-    private void awaitCompletion(List<Batch> batches) {
-        long deadline = System.nanoTime() + transport.settings().shutdownTimeout().toNanos();
-        for (Batch b : batches) {
-            long left = deadline - System.nanoTime();
-            try {
-                b.future().get(Math.max(0, left), TimeUnit.NANOSECONDS);
-            } catch (TimeoutException e) {
-                TcpTransport.LOG.warn("channel {}: a batch of before the reset did not complete within {}", id,
-                        transport.settings().shutdownTimeout());
-                return;
-            } catch (ExecutionException e) {
-                // completed: a batch future only fails when it could not be posted
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
-    }
-
-    /**
-     * Closes in two halves so that a transport closing many channels lets every peer's grace run at once
-     * ({@link TcpTransport#close}): {@link #beginClose} never blocks, {@link Closing#complete} waits, bounded.
-     */
+    /** {@link ChannelLifecycle#close}: begun at once, completed within the shutdown timeout. */
     @Override
     public void close() {
-        Closing closing = beginClose();
-        if (closing != null) {
-            closing.complete(System.nanoTime() + transport.settings().shutdownTimeout().toNanos());
-        }
+        lifecycle.close();
     }
 
-    /** A close begun by {@link #beginClose}: the connection finishing (or null) and what to deliver after it. */
-    final class Closing {
-        private final TcpConnection connection;
-        private final List<Runnable> deliveries;
-
-        private Closing(TcpConnection connection, List<Runnable> deliveries) {
-            this.connection = connection;
-            this.deliveries = deliveries;
-        }
-
-        /**
-         * Waits (never past {@code deadline}, a {@link System#nanoTime} value) for the peer's hang-up, at most
-         * the finish grace; then cuts the socket, waits for the connection's threads to stop and joins them —
-         * so a flushed completion means "no longer touched" — unless called on one of them. Threads that do not
-         * stop in time are logged and the work is flushed anyway. Then the grants are revoked and the flushed
-         * completions delivered.
-         */
-        void complete(long deadline) {
-            TcpConnection c = connection;
-            if (c != null) {
-                c.finishBy(deadline);
-                if (!c.isOwnThread(Thread.currentThread())) {
-                    boolean stopped = c.awaitEnded(Math.max(0, deadline - System.nanoTime()))
-                            && c.joinThreads(deadline);
-                    if (!stopped) {
-                        TcpTransport.LOG.warn("channel {}: connection threads did not stop within {}; flushing "
-                                + "anyway", id, transport.settings().shutdownTimeout());
-                        connectionEnded(c, EndCause.LOCAL_CLOSE);
-                    }
-                }
-            }
-            revokeAllGrants();
-            deliveries.forEach(Runnable::run);
-            transport.channelClosed(TcpChannel.this);
-        }
-    }
-
-    /**
-     * First half of {@link #close}: the channel is CLOSED at once (nothing new is posted, granted or accepted)
-     * and its connection begins a graceful end. Never blocks. Null if the channel was closed already.
-     */
-    Closing beginClose() {
-        TcpConnection c;
-        List<Runnable> deliveries = new ArrayList<>();
-        lock.lock();
-        try {
-            if (phase == Phase.CLOSED) {
-                return null;
-            }
-            phase = Phase.CLOSED;
-            dialTarget = null;
-            changed.signalAll();
-            c = connection;
-            if (c == null) {
-                queues.flushAll(EndCause.LOCAL_CLOSE, deliveries);
-            }
-        } finally {
-            lock.unlock();
-        }
-        if (c != null) {
-            c.beginFinish(EndCause.LOCAL_CLOSE);
-        }
-        return new Closing(c, deliveries);
+    /** {@link ChannelLifecycle#beginClose}: the first half of a close, which never blocks; null if closed already. */
+    ChannelClosing beginClose() {
+        return lifecycle.beginClose();
     }
 
     /** Waits until the phase is no longer {@code from}; for tests and the transport's shutdown. */

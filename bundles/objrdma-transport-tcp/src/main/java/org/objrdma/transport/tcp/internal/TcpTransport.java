@@ -32,6 +32,7 @@ import org.objrdma.transport.tcp.StandaloneTcpTransport;
 import org.objrdma.api.transport.TransportError;
 import org.objrdma.api.transport.TransportException;
 import org.objrdma.api.transport.TransportLevel;
+import org.objrdma.transport.common.Closer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -393,14 +394,14 @@ public final class TcpTransport implements StandaloneTcpTransport {
         // never hang up (frozen, gone) cost one finish grace in all, not one each
         long deadline = System.nanoTime() + settings.shutdownTimeout().toNanos();
         List<TcpChannel> openChannels = new ArrayList<>(channels.values());
-        List<TcpChannel.Closing> closing = new ArrayList<>(openChannels.size());
+        List<ChannelClosing> closing = new ArrayList<>(openChannels.size());
         for (TcpChannel c : openChannels) {
-            TcpChannel.Closing begun = c.beginClose();
+            ChannelClosing begun = c.beginClose();
             if (begun != null) {
                 closing.add(begun);
             }
         }
-        for (TcpChannel.Closing c : closing) {
+        for (ChannelClosing c : closing) {
             c.complete(deadline);
         }
         for (TcpConnection c : new ArrayList<>(connections)) {
@@ -416,10 +417,14 @@ public final class TcpTransport implements StandaloneTcpTransport {
             }
         }
         endedConnections.clear();
-        agent.close();
-        for (TcpRegion r : new ArrayList<>(regionsByRkey.values())) {
-            r.close();
-        }
+        // every one released even if an earlier one throws; a failure is logged (close never throws)
+        Closer.closeAllQuietly(e -> LOG.warn("TCP transport {}: a release failed while closing", agent.address(), e),
+                agent, Closer.all(new ArrayList<>(regionsByRkey.values())), this::stopTimer);
+        LOG.info("TCP transport {} closed ({} channels, regions invalidated)", agent.address(), openChannels.size());
+    }
+
+    /** Stops the timer and waits for its thread (bounded; not on the timer thread itself). */
+    private void stopTimer() {
         timer.shutdownNow();
         try {
             Thread timerThread = this.timerThread;
@@ -431,18 +436,11 @@ public final class TcpTransport implements StandaloneTcpTransport {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        LOG.info("TCP transport {} closed ({} channels, regions invalidated)", agent.address(), openChannels.size());
     }
 
+    /** Closes a socket (or anything) whose close failing changes nothing for the caller: logged at TRACE. */
     static void closeQuietly(AutoCloseable c) {
-        if (c == null) {
-            return;
-        }
-        try {
-            c.close();
-        } catch (Exception e) {
-            LOG.trace("close of {} failed", c, e);
-        }
+        Closer.closeAllQuietly(e -> LOG.trace("close of {} failed", c, e), c);
     }
 
     @Override

@@ -110,7 +110,7 @@ final class ChannelGrants {
         int rkey = w.nextRkey();
         WcStatus st;
         try {
-            st = channel.postWindowWork(VerbsChannel.WindowWork.bind(w.mw, rkey, r.mr(), r.address() + offset, length,
+            st = channel.postWindowWork(WindowWork.bind(w.mw, rkey, r.mr(), r.address() + offset, length,
                     Access.toVerbsFlags(access)), WINDOW_WORK_TIMEOUT_NANOS);
         } catch (TransportException e) {
             idle.push(w); // not posted: the window is as unbound as before
@@ -159,7 +159,7 @@ final class ChannelGrants {
             }
             WcStatus st;
             try {
-                st = channel.postWindowWork(VerbsChannel.WindowWork.invalidate(g.window().rkey),
+                st = channel.postWindowWork(WindowWork.invalidate(g.window().rkey),
                         WINDOW_WORK_TIMEOUT_NANOS);
             } catch (TransportException e) {
                 st = null; // closed or not connected: deallocating invalidates just as well

@@ -24,6 +24,7 @@ import org.objrdma.api.transport.Transport;
 import org.objrdma.api.transport.TransportError;
 import org.objrdma.api.transport.TransportException;
 import org.objrdma.api.transport.TransportLevel;
+import org.objrdma.transport.common.Closer;
 import org.objrdma.verbs.internal.ffi.DataPath;
 import org.objrdma.verbs.internal.ffi.DeviceAttributes;
 import org.objrdma.verbs.internal.ffi.Errno;
@@ -438,28 +439,28 @@ public final class VerbsTransport implements Transport, AutoCloseable {
         try {
             closed = true;
             List<VerbsChannel> open = new ArrayList<>(channels);
-            for (VerbsChannel ch : open) {
-                ch.closeQueuePair();
-            }
-            for (VerbsChannel ch : open) {
-                ch.closeCompletionQueue();
-            }
-            for (VerbsChannel ch : open) {
-                channelClosed(ch);
-            }
-            for (VerbsMemoryRegion region : new ArrayList<>(regions)) {
-                if (regions.remove(region)) {
-                    region.markClosed();
-                    closeStep("mr " + region.lengthAndKey(), library.deregMr(region.mr()));
-                    telemetry().increment(Counter.TRANSPORT_REGIONS_DEREGISTERED);
-                }
-            }
-            closeStep("pd", library.deallocPd(pd));
-            closeStep("context", library.closeDevice(context));
+            // every step runs even if one throws (the first failure is thrown afterwards, later ones suppressed):
+            // every queue pair before any completion queue, then the regions, the protection domain, the context
+            Closer.closeAll(
+                    Closer.all(open.stream().<AutoCloseable>map(ch -> ch::closeQueuePair).toList()),
+                    Closer.all(open.stream().<AutoCloseable>map(ch -> ch::closeCompletionQueue).toList()),
+                    Closer.all(open.stream().<AutoCloseable>map(ch -> () -> channelClosed(ch)).toList()),
+                    Closer.all(new ArrayList<>(regions).stream().<AutoCloseable>map(r -> () -> deregisterAtClose(r))
+                            .toList()),
+                    () -> closeStep("pd", library.deallocPd(pd)),
+                    () -> closeStep("context", library.closeDevice(context)));
         } finally {
             lifecycle.writeLock().unlock();
         }
         LOG.debug("{} closed: {}", name(), closeSteps());
+    }
+
+    private void deregisterAtClose(VerbsMemoryRegion region) {
+        if (regions.remove(region)) {
+            region.markClosed();
+            closeStep("mr " + region.lengthAndKey(), library.deregMr(region.mr()));
+            telemetry().increment(Counter.TRANSPORT_REGIONS_DEREGISTERED);
+        }
     }
 
     @Override
