@@ -123,9 +123,18 @@ public final class DcQpModifier {
 
     /** Any → ERR (outstanding requests flush). Returns 0 or an errno. */
     public int toError(MemorySegment qp) {
+        return toStateOnly(qp, QpState.ERR);
+    }
+
+    /** Any → RESET (the queues are emptied; a DCI is then brought back with {@link #dciToRts}). */
+    public int toReset(MemorySegment qp) {
+        return toStateOnly(qp, QpState.RESET);
+    }
+
+    private int toStateOnly(MemorySegment qp, QpState state) {
         try (Arena call = Arena.ofConfined()) {
             MemorySegment a = call.allocate(IbvLayouts.IBV_QP_ATTR);
-            a.set(JAVA_INT, QP_STATE, QpState.ERR.code());
+            a.set(JAVA_INT, QP_STATE, state.code());
             return library.modifyQp(qp, a, IbvConstants.IBV_QP_STATE);
         }
     }

@@ -34,4 +34,5 @@ public final class Mlx5DvConstants {
     public static final int IBV_WC_REM_ACCESS_ERR = 10;
     public static final int IBV_WC_REM_OP_ERR = 11;
     public static final int IBV_WC_RETRY_EXC_ERR = 12;
+    public static final int IBV_WC_RNR_RETRY_EXC_ERR = 13;
 }
