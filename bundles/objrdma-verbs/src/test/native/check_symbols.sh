@@ -1,6 +1,7 @@
 #!/bin/sh
-# check_symbols.sh [SHIM.so] - verify that softverbs exports the libibverbs ABI
-# with the same DEFAULT symbol versions as the real libibverbs.so.1.
+# check_symbols.sh [SHIM.so [MLX5.so]] - verify that softverbs exports the libibverbs ABI
+# with the same DEFAULT symbol versions as the real libibverbs.so.1, and that the
+# stand-in libmlx5.so.1 (softverbs_mlx5.map) does the same against the real libmlx5.so.1.
 #
 #  1. every symbol listed in softverbs.map under an IBVERBS_* node is exported
 #     by the real library as sym@@THAT_NODE (its default version);
@@ -9,6 +10,9 @@
 #  3. with SHIM.so: its exported symbols are exactly the map's, all with a
 #     default (@@) version, and nothing is exported unversioned.
 #
+# The same three checks run for softverbs_mlx5.map against the real libmlx5.so.1
+# ($REAL_MLX5, else ldconfig's), and with MLX5.so on the built stand-in.
+#
 # The real library is $REAL_IBVERBS, else the one ldconfig knows, else
 # /usr/lib/<multiarch>/libibverbs.so.1.  Needs binutils nm >= 2.35 (-D shows versions).
 set -eu
@@ -16,6 +20,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 map="$here/softverbs.map"
 shim="${1:-}"
+mlx5_shim="${2:-}"
 fail=0
 err() { echo "check_symbols: $*" >&2; fail=1; }
 
@@ -55,16 +60,19 @@ if grep -q '^SOFTVERBS_' "$tmp/real.nodes"; then
 	exit 1
 fi
 
-# Parse the version script: drop /* */ comments, then emit "sym NODE" for each
-# global symbol, and the list of declared nodes.
-sed -e ':a' -e 's|/\*.*\*/||g' -e '/\/\*/{N;ba' -e '}' "$map" | awk '
+# Parse a version script: drop /* */ comments, then emit "sym NODE" for each
+# global symbol, and "NODE name" for each declared node.
+parse_map() {
+sed -e ':a' -e 's|/\*.*\*/||g' -e '/\/\*/{N;ba' -e '}' "$1" | awk '
 	/^[A-Za-z_][A-Za-z0-9_.]*[ \t]*\{/ { node = $1; print "NODE", node; mode = "global"; next }
 	/^[ \t]*global:/ { mode = "global"; next }
 	/^[ \t]*local:/  { mode = "local"; next }
 	/^[ \t]*\}/      { node = ""; next }
 	node != "" && mode == "global" && /^[ \t]*[A-Za-z_][A-Za-z0-9_]*;/ {
 		s = $1; sub(/;$/, "", s); print s, node
-	}' > "$tmp/map.all"
+	}' "$1"
+}
+parse_map "$map" > "$tmp/map.all"
 grep '^NODE ' "$tmp/map.all" | awk '{ print $2 }' | sort > "$tmp/map.nodes"
 grep -v '^NODE ' "$tmp/map.all" | sort > "$tmp/map.syms"
 [ -s "$tmp/map.syms" ] || { echo "check_symbols: error: no symbols parsed from $map" >&2; exit 1; }
@@ -107,8 +115,48 @@ if [ -n "$shim" ]; then
 	done
 fi
 
+# The stand-in libmlx5: the same checks against the real libmlx5.so.1.
+mlx5_map="$here/softverbs_mlx5.map"
+real_mlx5="${REAL_MLX5:-}"
+[ -n "$real_mlx5" ] || real_mlx5=$(ldconfig -p 2>/dev/null | awk '$1 == "libmlx5.so.1" { print $NF; exit }')
+mlx5_note=""
+if [ -z "$real_mlx5" ] || [ ! -e "$real_mlx5" ]; then
+	[ -z "$mlx5_shim" ] || err "real libmlx5.so.1 not found (install libibverbs1 / ibverbs-providers or set REAL_MLX5)"
+else
+	defaults "$real_mlx5" > "$tmp/mreal.syms"
+	nodes "$real_mlx5" > "$tmp/mreal.nodes"
+	parse_map "$mlx5_map" > "$tmp/mmap.all"
+	grep '^NODE ' "$tmp/mmap.all" | awk '{ print $2 }' | sort > "$tmp/mmap.nodes"
+	grep -v '^NODE ' "$tmp/mmap.all" | sort > "$tmp/mmap.syms"
+	[ -s "$tmp/mmap.syms" ] || err "no symbols parsed from $mlx5_map"
+	while read -r sym node; do
+		want=$(awk -v s="$sym" '$1 == s { print $2 }' "$tmp/mreal.syms")
+		if [ "$want" != "$node" ]; then
+			err "$sym is in $node in $mlx5_map, but the real libmlx5's default is ${want:-none}"
+		fi
+	done < "$tmp/mmap.syms"
+	for n in $(comm -23 "$tmp/mreal.nodes" "$tmp/mmap.nodes"); do
+		err "version node $n of the real libmlx5 is missing from $mlx5_map"
+	done
+	if [ -n "$mlx5_shim" ]; then
+		[ -e "$mlx5_shim" ] || { echo "check_symbols: error: $mlx5_shim not found" >&2; exit 1; }
+		defaults "$mlx5_shim" > "$tmp/mshim.syms"
+		if ! diff -u "$tmp/mmap.syms" "$tmp/mshim.syms" > "$tmp/mdiff"; then
+			err "exports of $mlx5_shim differ from $mlx5_map (- map, + shim):"
+			sed -n '3,$p' "$tmp/mdiff" | grep '^[-+]' >&2 || true
+		fi
+		odd=$(nm -D --defined-only "$mlx5_shim" | awk '$2 != "A" && $3 !~ /@@/ { print $3 }')
+		[ -z "$odd" ] || err "non-default or unversioned exports in $mlx5_shim: $odd"
+		nodes "$mlx5_shim" > "$tmp/mshim.nodes"
+		for n in $(comm -23 "$tmp/mreal.nodes" "$tmp/mshim.nodes"); do
+			err "$mlx5_shim does not define version node $n"
+		done
+	fi
+	mlx5_note="; libmlx5: $(wc -l < "$tmp/mmap.syms") symbols, $(wc -l < "$tmp/mmap.nodes") nodes vs $real_mlx5${mlx5_shim:+, $mlx5_shim matches}"
+fi
+
 if [ "$fail" -ne 0 ]; then
 	echo "check_symbols: FAILED (real library: $real)" >&2
 	exit 1
 fi
-echo "check_symbols: OK: $nsyms symbols ($nreal with the real library's default versions, $(wc -l < "$tmp/map.nodes") version nodes) vs $real${shim:+; $shim matches}"
+echo "check_symbols: OK: $nsyms symbols ($nreal with the real library's default versions, $(wc -l < "$tmp/map.nodes") version nodes) vs $real${shim:+; $shim matches}$mlx5_note"

@@ -12,8 +12,15 @@
  *   sizeof.<struct>.<path>=N   size of that field
  *   <ENUM_CONSTANT>=N          enum and #define values (IBV_QP_STATE=1)
  * No field of these structs is called "size" or "align", so keys are unambiguous.
+ *
+ * "layout dc" prints instead the facts of the Dynamic Connection ABI (the
+ * extended QP API of verbs.h and what mlx5dv.h declares for DC): kept apart so
+ * the default output, and the reference table built from it, stay as they are.
  */
+#include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
+
+#include <string.h>
 
 #include <stddef.h>
 #include <stdio.h>
@@ -269,8 +276,100 @@ static void enums(void)
 	E(IBV_SYSFS_NAME_MAX); E(IBV_SYSFS_PATH_MAX);
 }
 
-int main(void)
+/* The DC ABI: ibv_qp_ex and its builders, SRQ / AH objects, mlx5dv's DC structs and constants. */
+static void dc(void)
 {
+	S(ibv_qp_init_attr_ex);
+	F(ibv_qp_init_attr_ex, qp_context); F(ibv_qp_init_attr_ex, send_cq); F(ibv_qp_init_attr_ex, recv_cq);
+	F(ibv_qp_init_attr_ex, srq); F(ibv_qp_init_attr_ex, cap); F(ibv_qp_init_attr_ex, qp_type);
+	F(ibv_qp_init_attr_ex, sq_sig_all); F(ibv_qp_init_attr_ex, comp_mask); F(ibv_qp_init_attr_ex, pd);
+	F(ibv_qp_init_attr_ex, xrcd); F(ibv_qp_init_attr_ex, create_flags); F(ibv_qp_init_attr_ex, max_tso_header);
+	F(ibv_qp_init_attr_ex, rwq_ind_tbl); F(ibv_qp_init_attr_ex, rx_hash_conf); F(ibv_qp_init_attr_ex, source_qpn);
+	F(ibv_qp_init_attr_ex, send_ops_flags);
+
+	S(ibv_qp_ex);
+	F(ibv_qp_ex, qp_base); F(ibv_qp_ex, comp_mask); F(ibv_qp_ex, wr_id); F(ibv_qp_ex, wr_flags);
+	F(ibv_qp_ex, wr_atomic_cmp_swp); F(ibv_qp_ex, wr_atomic_fetch_add); F(ibv_qp_ex, wr_bind_mw);
+	F(ibv_qp_ex, wr_local_inv); F(ibv_qp_ex, wr_rdma_read); F(ibv_qp_ex, wr_rdma_write);
+	F(ibv_qp_ex, wr_rdma_write_imm); F(ibv_qp_ex, wr_send); F(ibv_qp_ex, wr_send_imm); F(ibv_qp_ex, wr_send_inv);
+	F(ibv_qp_ex, wr_send_tso); F(ibv_qp_ex, wr_set_ud_addr); F(ibv_qp_ex, wr_set_xrc_srqn);
+	F(ibv_qp_ex, wr_set_inline_data); F(ibv_qp_ex, wr_set_inline_data_list); F(ibv_qp_ex, wr_set_sge);
+	F(ibv_qp_ex, wr_set_sge_list); F(ibv_qp_ex, wr_start); F(ibv_qp_ex, wr_complete); F(ibv_qp_ex, wr_abort);
+	F(ibv_qp_ex, wr_atomic_write);
+
+	S(ibv_srq_attr);
+	F(ibv_srq_attr, max_wr); F(ibv_srq_attr, max_sge); F(ibv_srq_attr, srq_limit);
+	S(ibv_srq_init_attr);
+	F(ibv_srq_init_attr, srq_context); F(ibv_srq_init_attr, attr);
+	S(ibv_srq);
+	F(ibv_srq, context); F(ibv_srq, srq_context); F(ibv_srq, pd); F(ibv_srq, handle); F(ibv_srq, mutex);
+	F(ibv_srq, cond); F(ibv_srq, events_completed);
+	S(ibv_ah);
+	F(ibv_ah, context); F(ibv_ah, pd); F(ibv_ah, handle);
+
+	S(mlx5dv_dc_init_attr);
+	F(mlx5dv_dc_init_attr, dc_type); F(mlx5dv_dc_init_attr, dct_access_key); F(mlx5dv_dc_init_attr, dci_streams);
+	F(mlx5dv_dc_init_attr, dci_streams.log_num_concurent); F(mlx5dv_dc_init_attr, dci_streams.log_num_errored);
+	S(mlx5dv_qp_init_attr);
+	F(mlx5dv_qp_init_attr, comp_mask); F(mlx5dv_qp_init_attr, create_flags); F(mlx5dv_qp_init_attr, dc_init_attr);
+	F(mlx5dv_qp_init_attr, dc_init_attr.dc_type); F(mlx5dv_qp_init_attr, dc_init_attr.dct_access_key);
+	F(mlx5dv_qp_init_attr, send_ops_flags);
+
+	S(mlx5dv_qp_ex);
+	F(mlx5dv_qp_ex, comp_mask); F(mlx5dv_qp_ex, wr_set_dc_addr); F(mlx5dv_qp_ex, wr_mr_interleaved);
+	F(mlx5dv_qp_ex, wr_mr_list); F(mlx5dv_qp_ex, wr_mkey_configure); F(mlx5dv_qp_ex, wr_set_mkey_access_flags);
+	F(mlx5dv_qp_ex, wr_set_mkey_layout_list); F(mlx5dv_qp_ex, wr_set_mkey_layout_interleaved);
+	F(mlx5dv_qp_ex, wr_set_mkey_sig_block); F(mlx5dv_qp_ex, wr_raw_wqe); F(mlx5dv_qp_ex, wr_set_dc_addr_stream);
+	F(mlx5dv_qp_ex, wr_memcpy); F(mlx5dv_qp_ex, wr_set_mkey_crypto);
+
+	S(mlx5dv_context);
+	F(mlx5dv_context, version); F(mlx5dv_context, flags); F(mlx5dv_context, comp_mask);
+	F(mlx5dv_context, cqe_comp_caps); F(mlx5dv_context, sw_parsing_caps); F(mlx5dv_context, striding_rq_caps);
+	F(mlx5dv_context, tunnel_offloads_caps); F(mlx5dv_context, max_dynamic_bfregs);
+	F(mlx5dv_context, max_clock_info_update_nsec); F(mlx5dv_context, flow_action_flags);
+	F(mlx5dv_context, dc_odp_caps); F(mlx5dv_context, hca_core_clock); F(mlx5dv_context, num_lag_ports);
+	F(mlx5dv_context, sig_caps); F(mlx5dv_context, dci_streams_caps); F(mlx5dv_context, max_wr_memcpy_length);
+	F(mlx5dv_context, crypto_caps);
+
+	/* ibv_qp_init_attr_mask */
+	E(IBV_QP_INIT_ATTR_PD); E(IBV_QP_INIT_ATTR_XRCD); E(IBV_QP_INIT_ATTR_CREATE_FLAGS);
+	E(IBV_QP_INIT_ATTR_MAX_TSO_HEADER); E(IBV_QP_INIT_ATTR_IND_TABLE); E(IBV_QP_INIT_ATTR_RX_HASH);
+	E(IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
+	/* ibv_qp_create_send_ops_flags */
+	E(IBV_QP_EX_WITH_RDMA_WRITE); E(IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM); E(IBV_QP_EX_WITH_SEND);
+	E(IBV_QP_EX_WITH_SEND_WITH_IMM); E(IBV_QP_EX_WITH_RDMA_READ); E(IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP);
+	E(IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD); E(IBV_QP_EX_WITH_LOCAL_INV); E(IBV_QP_EX_WITH_BIND_MW);
+	E(IBV_QP_EX_WITH_SEND_WITH_INV); E(IBV_QP_EX_WITH_TSO);
+	/* ibv_srq_attr_mask */
+	E(IBV_SRQ_MAX_WR); E(IBV_SRQ_LIMIT);
+	/* ibv_odp_transport_cap_bits (mlx5dv_context.dc_odp_caps) */
+	E(IBV_ODP_SUPPORT_SEND); E(IBV_ODP_SUPPORT_RECV); E(IBV_ODP_SUPPORT_WRITE); E(IBV_ODP_SUPPORT_READ);
+	E(IBV_ODP_SUPPORT_ATOMIC); E(IBV_ODP_SUPPORT_SRQ_RECV);
+	/* mlx5dv */
+	E(MLX5DV_DCTYPE_DCT); E(MLX5DV_DCTYPE_DCI);
+	E(MLX5DV_QP_INIT_ATTR_MASK_QP_CREATE_FLAGS); E(MLX5DV_QP_INIT_ATTR_MASK_DC);
+	E(MLX5DV_QP_INIT_ATTR_MASK_SEND_OPS_FLAGS); E(MLX5DV_QP_INIT_ATTR_MASK_DCI_STREAMS);
+	E(MLX5DV_CONTEXT_MASK_CQE_COMPRESION); E(MLX5DV_CONTEXT_MASK_SWP); E(MLX5DV_CONTEXT_MASK_STRIDING_RQ);
+	E(MLX5DV_CONTEXT_MASK_TUNNEL_OFFLOADS); E(MLX5DV_CONTEXT_MASK_DYN_BFREGS);
+	E(MLX5DV_CONTEXT_MASK_CLOCK_INFO_UPDATE); E(MLX5DV_CONTEXT_MASK_FLOW_ACTION_FLAGS);
+	E(MLX5DV_CONTEXT_MASK_DC_ODP_CAPS); E(MLX5DV_CONTEXT_MASK_HCA_CORE_CLOCK); E(MLX5DV_CONTEXT_MASK_NUM_LAG_PORTS);
+	E(MLX5DV_CONTEXT_MASK_SIGNATURE_OFFLOAD); E(MLX5DV_CONTEXT_MASK_DCI_STREAMS);
+	E(MLX5DV_CONTEXT_MASK_WR_MEMCPY_LENGTH); E(MLX5DV_CONTEXT_MASK_CRYPTO_OFFLOAD);
+	E(MLX5DV_CONTEXT_FLAGS_CQE_V1); E(MLX5DV_CONTEXT_FLAGS_MPW_ALLOWED); E(MLX5DV_CONTEXT_FLAGS_ENHANCED_MPW);
+	E(MLX5DV_CONTEXT_FLAGS_CQE_128B_COMP); E(MLX5DV_CONTEXT_FLAGS_CQE_128B_PAD);
+	E(MLX5DV_CONTEXT_FLAGS_PACKET_BASED_CREDIT_MODE); E(MLX5DV_CONTEXT_FLAGS_REAL_TIME_TS);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "dc")) {
+		dc();
+		return 0;
+	}
+	if (argc > 1) {
+		fprintf(stderr, "usage: layout [dc]\n");
+		return 2;
+	}
 	put("pointer.size", (long long)sizeof(void *));
 	structs();
 	enums();

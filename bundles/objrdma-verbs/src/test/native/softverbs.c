@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include <infiniband/verbs.h>
+#include <infiniband/mlx5dv.h>
 
 #include <endian.h>
 #include <errno.h>
@@ -112,6 +113,7 @@ struct sv_ctx {
 	struct sv_list pds, mrs, cqs, qps, chans;  /* owned objects, freed at close */
 	struct sv_aev *aev_head, *aev_tail;        /* injected, not yet read (g_lock) */
 	struct sv_list mws;                        /* memory windows, freed first at close */
+	struct sv_list srqs, ahs;                  /* softverbs_dc.c */
 };
 
 struct sv_pd {
@@ -179,8 +181,17 @@ struct sv_cq {
 
 struct sv_rwqe { uint64_t wr_id; int num_sge; };
 
+struct sv_srq;
+struct sv_xwr;
+
+/* Kinds of QP: RC from ibv_create_qp, DC initiator / target from mlx5dv_create_qp (softverbs_dc.c). */
+enum { SV_RC = 0, SV_DCI, SV_DCT };
+
 struct sv_qp {
-	struct ibv_qp ibv;
+	union {
+		struct ibv_qp ibv;
+		struct ibv_qp_ex ex;               /* DC QPs: ibv_qp_to_qp_ex hands this out (qp_base == ibv) */
+	};
 	struct sv_list link;
 	struct sv_qp *hnext;                       /* g_qp_hash chain */
 	enum ibv_qp_state state;                   /* true state; ibv.state is the cached copy */
@@ -199,6 +210,13 @@ struct sv_qp {
 	uint64_t sq_posted, sq_retired;
 	int peer_remote;                           /* dest_qp_num is served by another process */
 	int no_route;                              /* RTR named a destination GID nobody owns (softverbs_gid.c) */
+	/* DC (softverbs_dc.c) */
+	int kind;                                  /* SV_RC, SV_DCI, SV_DCT */
+	uint64_t dct_key;                          /* DCT: the dc_key a request must carry */
+	struct sv_srq *srq;                        /* DCT: its shared receive queue */
+	struct mlx5dv_qp_ex dv;                    /* DCI: mlx5dv_qp_ex_from_ibv_qp_ex hands this out */
+	struct sv_xwr *xwr;                        /* DCI: WRs built since wr_start (not under g_lock) */
+	int xn, xcap, xerr, xbuilding;
 };
 
 /*
@@ -223,6 +241,10 @@ struct sv_op {
 	unsigned int bind_access;
 	uint32_t invalidate_rkey;                  /* IBV_WR_LOCAL_INV */
 	int remote;                                /* the peer QP is in another process (softverbs_fabric.c) */
+	int dc;                                    /* a DCI's WR: the target is (dctn, dc_key), not the RC peer */
+	int dc_no_route;                           /* its address handle names a GID or LID nobody owns */
+	uint32_t dctn;
+	uint64_t dc_key;
 	int num_sge;
 	uint32_t inline_len;
 	struct timespec due;                       /* deferred: not before this time */
@@ -587,6 +609,18 @@ static void complete_recv(struct sv_qp *rq, uint64_t wr_id, enum ibv_wc_status s
 			   ((op->send_flags & IBV_SEND_SOLICITED) ? RECV_SOLICITED : 0));
 }
 
+/*
+ * A request broke the responder's access rules (rkey, range, rights): an RC
+ * responder QP goes to ERR, as on a NIC.  A DCT serves every initiator that
+ * knows its key, so one bad request does not take it down (it answers the
+ * NAK and stays in RTR, as an mlx5 DCT does).
+ */
+static void responder_violation(struct sv_qp *rq)
+{
+	if (rq->kind != SV_DCT)
+		qp_to_err(rq);
+}
+
 /* Resolve an rkey range on the responder, or report REM_ACCESS_ERR. */
 static void *remote_map(struct sv_qp *rq, uint32_t rkey, uint64_t addr, uint64_t len,
 			unsigned int need)
@@ -751,6 +785,12 @@ static enum ibv_wc_status do_send(struct sv_op *op, struct sv_qp *rq, void **lp,
 #include "softverbs_fabric.c"
 #include "softverbs_gid.c"
 
+/* The target of a DCI's work request, as its builders set it (softverbs_dc.c). */
+struct sv_dc_dest { int set; int no_route; uint32_t dctn; uint64_t key; };
+static struct sv_qp *dc_target(const struct sv_op *op, enum ibv_wc_status *st);
+static int dc_remote(const struct sv_dc_dest *dc);
+static void dc_fill_op(struct sv_op *op, const struct sv_dc_dest *dc);
+
 /*
  * Execute one send WR: validate, move the bytes, post completions.  Called
  * with g_lock held, either from post_send (synchronous mode) or from the
@@ -803,12 +843,18 @@ static void sv_execute(struct sv_op *op)
 		goto done;
 	}
 
-	/* RC connection: both ends must name each other and be able to receive. */
-	rq = find_qp(qp->attr.dest_qp_num);
-	if (!rq || rq->attr.dest_qp_num != qp->ibv.qp_num ||
-	    (rq->state != IBV_QPS_RTR && rq->state != IBV_QPS_RTS)) {
-		st = IBV_WC_RETRY_EXC_ERR;
-		goto done;
+	if (op->dc) {
+		/* DC: the target named by this WR's address (softverbs_dc.c). */
+		if (!(rq = dc_target(op, &st)))
+			goto done;
+	} else {
+		/* RC connection: both ends must name each other and be able to receive. */
+		rq = find_qp(qp->attr.dest_qp_num);
+		if (!rq || rq->attr.dest_qp_num != qp->ibv.qp_num ||
+		    (rq->state != IBV_QPS_RTR && rq->state != IBV_QPS_RTS)) {
+			st = IBV_WC_RETRY_EXC_ERR;
+			goto done;
+		}
 	}
 
 	switch (op->opcode) {
@@ -822,7 +868,7 @@ static void sv_execute(struct sv_op *op)
 		/* A zero-length write carries no R_Key check (IB spec). */
 		if (len && !(dst = remote_map(rq, op->rkey, op->remote_addr, len, IBV_ACCESS_REMOTE_WRITE))) {
 			st = IBV_WC_REM_ACCESS_ERR;
-			qp_to_err(rq);  /* the responder's QP goes to ERR too, as on a NIC */
+			responder_violation(rq);  /* an RC responder goes to ERR too, as on a NIC */
 			break;
 		}
 		if (op->opcode == IBV_WR_RDMA_WRITE_WITH_IMM && !rq->rq_count) {
@@ -850,7 +896,7 @@ static void sv_execute(struct sv_op *op)
 		}
 		if (len && !(src = remote_map(rq, op->rkey, op->remote_addr, len, IBV_ACCESS_REMOTE_READ))) {
 			st = IBV_WC_REM_ACCESS_ERR;
-			qp_to_err(rq);
+			responder_violation(rq);
 			break;
 		}
 		if (len)
@@ -870,7 +916,7 @@ static void sv_execute(struct sv_op *op)
 		}
 		if (!(p = remote_map(rq, op->rkey, op->remote_addr, 8, IBV_ACCESS_REMOTE_ATOMIC))) {
 			st = IBV_WC_REM_ACCESS_ERR;
-			qp_to_err(rq);
+			responder_violation(rq);
 			break;
 		}
 		/* Atomic with respect to other softverbs operations (g_lock). */
@@ -1070,15 +1116,15 @@ static int list_length(const struct sv_list *h)
 
 /*
  * Live objects of this process, summed over its open contexts: 0 contexts,
- * 1 PDs, 2 MRs, 3 CQs, 4 QPs, 5 memory windows, 6 bound memory windows; -1
- * for another kind.  For leak audits (a consumer's QPs and MRs back to where
+ * 1 PDs, 2 MRs, 3 CQs, 4 QPs (RC and DC), 5 memory windows, 6 bound memory
+ * windows, 7 SRQs, 8 address handles; -1 for another kind.  For leak audits (a consumer's QPs and MRs back to where
  * they were).
  */
 SV_API int softverbs_live_objects(int kind)
 {
 	int n = 0;
 
-	if (kind < 0 || kind > 6)
+	if (kind < 0 || kind > 8)
 		return -1;
 	lock();
 	for (struct sv_list *l = g_ctxs.next; l != &g_ctxs; l = l->next) {
@@ -1094,6 +1140,8 @@ SV_API int softverbs_live_objects(int kind)
 			for (struct sv_list *m = ctx->mws.next; m != &ctx->mws; m = m->next)
 				n += ((struct sv_mw *)((char *)m - offsetof(struct sv_mw, link)))->bound != 0;
 			break;
+		case 7: n += list_length(&ctx->srqs); break;
+		case 8: n += list_length(&ctx->ahs); break;
 		}
 	}
 	unlock();
@@ -1207,54 +1255,78 @@ static void fill_op(struct sv_op *op, struct sv_qp *qp, const struct ibv_send_wr
 	}
 }
 
-static int sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+/*
+ * Queue or execute one validated WR (g_lock).  dc is the target of a DCI's WR
+ * (softverbs_dc.c), NULL for RC.  0 or ENOMEM.
+ */
+static int post_one(struct sv_qp *qp, const struct ibv_send_wr *wr, uint32_t inl,
+		    const struct sv_dc_dest *dc)
 {
-	struct sv_qp *qp = to_qp(ibqp);
 	/* Room for the largest op, for the synchronous path (no malloc per WR). */
 	union {
 		struct sv_op op;
 		unsigned char raw[sizeof(struct sv_op) + SV_MAX_SGE * sizeof(struct ibv_sge) + SV_MAX_INLINE];
 	} buf;
+	struct sv_op *op;
+	int remote;
+
+	if (dc) {
+		remote = dc_remote(dc);
+	} else {
+		/* A QP of another process: learned at RTR, or now if it appeared since. */
+		if (!qp->no_route && !find_qp(qp->attr.dest_qp_num) && !qp->peer_remote)
+			qp->peer_remote = fab_owner(qp->attr.dest_qp_num) != 0;
+		remote = qp->no_route || (qp->peer_remote && !find_qp(qp->attr.dest_qp_num));
+	}
+	/* Once anything is queued, later WRs queue too, so order is kept; a
+	 * WR for another process always goes to the worker, so posting never
+	 * waits for that process. */
+	if (g_deferred || g_q_head || (dc ? remote : qp->peer_remote)) {
+		size_t sz = sizeof(*op) + sizeof(struct ibv_sge) * (size_t)wr->num_sge + inl;
+		if (!(op = malloc(sz)))
+			return ENOMEM;
+		fill_op(op, qp, wr, inl);
+		dc_fill_op(op, dc);
+		op->remote = remote;
+		if (worker_ensure()) {
+			free(op);
+			return ENOMEM;
+		}
+		op->seq = ++qp->sq_posted;
+		queue_append(op);
+	} else {
+		op = &buf.op;
+		fill_op(op, qp, wr, inl);
+		dc_fill_op(op, dc);
+		op->seq = ++qp->sq_posted;
+		sv_execute(op);
+	}
+	return 0;
+}
+
+static int sv_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+{
+	struct sv_qp *qp = to_qp(ibqp);
 	int err = 0;
 
 	lock();
 	for (; wr; wr = wr->next) {
 		uint32_t inl;
-		struct sv_op *op;
 
+		/* A DC QP has no peer: a DCI names its target per WR, through the
+		 * mlx5dv builders only (softverbs_dc.c); a DCT does not send. */
+		if (qp->kind != SV_RC) {
+			err = EINVAL;
+			break;
+		}
 		if ((err = validate_send_wr(qp, wr, &inl)))
 			break;
 		if (qp->sq_posted - qp->sq_retired >= qp->init.cap.max_send_wr) {
 			err = ENOMEM;  /* send queue full */
 			break;
 		}
-		/* A QP of another process: learned at RTR, or now if it appeared since. */
-		if (!qp->no_route && !find_qp(qp->attr.dest_qp_num) && !qp->peer_remote)
-			qp->peer_remote = fab_owner(qp->attr.dest_qp_num) != 0;
-		/* Once anything is queued, later WRs queue too, so order is kept; a
-		 * WR for another process always goes to the worker, so post_send never
-		 * waits for that process. */
-		if (g_deferred || g_q_head || qp->peer_remote) {
-			size_t sz = sizeof(*op) + sizeof(struct ibv_sge) * (size_t)wr->num_sge + inl;
-			if (!(op = malloc(sz))) {
-				err = ENOMEM;
-				break;
-			}
-			fill_op(op, qp, wr, inl);
-			op->remote = qp->no_route || (qp->peer_remote && !find_qp(qp->attr.dest_qp_num));
-			if (worker_ensure()) {
-				free(op);
-				err = ENOMEM;
-				break;
-			}
-			op->seq = ++qp->sq_posted;
-			queue_append(op);
-		} else {
-			op = &buf.op;
-			fill_op(op, qp, wr, inl);
-			op->seq = ++qp->sq_posted;
-			sv_execute(op);
-		}
+		if ((err = post_one(qp, wr, inl, NULL)))
+			break;
 	}
 	if (err)
 		*bad = wr;
@@ -1271,7 +1343,8 @@ static int sv_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr, struct ibv_
 	for (; wr; wr = wr->next) {
 		int slot;
 
-		if (qp->state == IBV_QPS_RESET || wr->num_sge < 0 ||
+		/* A DCT takes its receives on its SRQ; a DCI has no receive queue. */
+		if (qp->kind != SV_RC || qp->state == IBV_QPS_RESET || wr->num_sge < 0 ||
 		    (uint32_t)wr->num_sge > qp->init.cap.max_recv_sge || (wr->num_sge && !wr->sg_list)) {
 			err = EINVAL;
 			break;
@@ -1341,6 +1414,7 @@ SV_API int ibv_get_device_index(struct ibv_device *dev)
 static struct ibv_mw *sv_alloc_mw(struct ibv_pd *ibpd, enum ibv_mw_type type);
 static int sv_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw, struct ibv_mw_bind *bind);
 static int sv_dealloc_mw(struct ibv_mw *ibmw);
+static int sv_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
 
 SV_API struct ibv_context *ibv_open_device(struct ibv_device *dev)
 {
@@ -1362,6 +1436,7 @@ SV_API struct ibv_context *ibv_open_device(struct ibv_device *dev)
 	ctx->ibv.ops.alloc_mw = sv_alloc_mw;
 	ctx->ibv.ops.bind_mw = sv_bind_mw;
 	ctx->ibv.ops.dealloc_mw = sv_dealloc_mw;
+	ctx->ibv.ops.post_srq_recv = sv_post_srq_recv;
 	ctx->ibv.cmd_fd = -1;
 	/* Signalled once per injected event (softverbs_inject_async_event); EFD_SEMAPHORE
 	 * so one read consumes one event, and pollable like the real one. */
@@ -1373,6 +1448,7 @@ SV_API struct ibv_context *ibv_open_device(struct ibv_device *dev)
 	ctx->ibv.abi_compat = NULL;
 	list_init(&ctx->pds); list_init(&ctx->mrs); list_init(&ctx->cqs);
 	list_init(&ctx->qps); list_init(&ctx->chans); list_init(&ctx->mws);
+	list_init(&ctx->srqs); list_init(&ctx->ahs);
 	lock();
 	read_env();
 	gid_read_env();
@@ -1386,6 +1462,7 @@ SV_API struct ibv_context *ibv_open_device(struct ibv_device *dev)
 static void free_qp(struct sv_qp *qp);
 static void free_cq(struct sv_cq *cq);
 static void free_chan(struct sv_chan *ch);
+static void dc_close_context(struct sv_ctx *ctx);
 
 /* Frees everything still owned by the context, so tests leak nothing. */
 SV_API int ibv_close_device(struct ibv_context *ibctx)
@@ -1402,6 +1479,7 @@ SV_API int ibv_close_device(struct ibv_context *ibctx)
 	}
 	while (!list_empty(&ctx->qps))
 		free_qp(container_of(ctx->qps.next, struct sv_qp, link));
+	dc_close_context(ctx);  /* SRQs and address handles, after the DCTs that used them */
 	while (!list_empty(&ctx->mrs)) {
 		struct sv_mr *mr = container_of(ctx->mrs.next, struct sv_mr, link);
 		mr_hash_del(mr);
@@ -2002,16 +2080,16 @@ SV_API void softverbs_reset_port(void)
 
 /* ---- QPs ---------------------------------------------------------------- */
 
-SV_API struct ibv_qp *ibv_create_qp(struct ibv_pd *ibpd, struct ibv_qp_init_attr *ia)
+/*
+ * A new QP of the given kind (SV_RC, or SV_DCI / SV_DCT from softverbs_dc.c)
+ * in RESET, registered on the fabric; NULL with errno for bad caps or CQs.
+ */
+static struct sv_qp *qp_create(struct ibv_pd *ibpd, struct ibv_qp_init_attr *ia, int kind)
 {
 	struct sv_qp *qp;
 	struct ibv_qp_cap *c = &ia->cap;
 	uint32_t rwr, rsge;
 
-	if (ia->qp_type != IBV_QPT_RC || ia->srq) {
-		errno = EOPNOTSUPP;  /* RC without SRQ is all we model */
-		return NULL;
-	}
 	if (!ia->send_cq || !ia->recv_cq || ia->send_cq->context != ibpd->context ||
 	    ia->recv_cq->context != ibpd->context || c->max_send_wr > SV_MAX_QP_WR ||
 	    c->max_recv_wr > SV_MAX_QP_WR || c->max_send_sge > SV_MAX_SGE ||
@@ -2040,7 +2118,8 @@ SV_API struct ibv_qp *ibv_create_qp(struct ibv_pd *ibpd, struct ibv_qp_init_attr
 	qp->ibv.send_cq = ia->send_cq;
 	qp->ibv.recv_cq = ia->recv_cq;
 	qp->ibv.state = IBV_QPS_RESET;
-	qp->ibv.qp_type = IBV_QPT_RC;
+	qp->ibv.qp_type = kind == SV_RC ? IBV_QPT_RC : IBV_QPT_DRIVER;
+	qp->kind = kind;
 	pthread_mutex_init(&qp->ibv.mutex, NULL);
 	pthread_cond_init(&qp->ibv.cond, NULL);
 	lock();
@@ -2055,7 +2134,19 @@ SV_API struct ibv_qp *ibv_create_qp(struct ibv_pd *ibpd, struct ibv_qp_init_attr
 	qp->rcq->users++;
 	list_add_tail(&to_ctx(ibpd->context)->qps, &qp->link);
 	unlock();
-	return &qp->ibv;
+	return qp;
+}
+
+SV_API struct ibv_qp *ibv_create_qp(struct ibv_pd *ibpd, struct ibv_qp_init_attr *ia)
+{
+	struct sv_qp *qp;
+
+	if (ia->qp_type != IBV_QPT_RC || ia->srq) {
+		errno = EOPNOTSUPP;  /* RC without SRQ here; DC comes from mlx5dv_create_qp */
+		return NULL;
+	}
+	qp = qp_create(ibpd, ia, SV_RC);
+	return qp ? &qp->ibv : NULL;
 }
 
 /* Transition table for RC: required and optional attribute masks. */
@@ -2096,6 +2187,8 @@ static int rc_transition(enum ibv_qp_state cur, enum ibv_qp_state nxt, int *req,
 	}
 	return 0;  /* SQD/SQE and everything else are not modelled */
 }
+
+static int dc_transition(int kind, enum ibv_qp_state cur, enum ibv_qp_state nxt, int *req, int *opt);
 
 /* Value checks for the attributes present in mask. */
 static int attr_values_ok(const struct ibv_qp_attr *a, int mask)
@@ -2142,7 +2235,8 @@ SV_API int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask)
 	nxt = (mask & IBV_QP_STATE) ? a->qp_state : cur;
 	if (((mask & IBV_QP_CUR_STATE) && a->cur_qp_state != cur) ||
 	    (unsigned int)nxt > IBV_QPS_ERR ||
-	    !rc_transition(cur, nxt, &req, &opt) ||
+	    !(qp->kind == SV_RC ? rc_transition(cur, nxt, &req, &opt)
+				: dc_transition(qp->kind, cur, nxt, &req, &opt)) ||
 	    (mask & req) != req ||
 	    (mask & ~(req | opt | IBV_QP_STATE)) ||
 	    !attr_values_ok(a, mask) ||
@@ -2179,8 +2273,8 @@ SV_API int ibv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask)
 		qp_to_err(qp);
 	qp->state = nxt;
 	if (mask & IBV_QP_AV)
-		qp->no_route = no_route;
-	if (nxt == IBV_QPS_RTR)  /* a GID nobody owns: every request is lost (fab_attempt) */
+		qp->no_route = qp->kind == SV_RC && no_route;  /* a DCI's route is per WR (its AH) */
+	if (nxt == IBV_QPS_RTR && qp->kind == SV_RC)  /* a GID nobody owns: every request is lost (fab_attempt) */
 		qp->peer_remote = qp->no_route ? 1 : fab_connect_peer(qp);
 	/* libibverbs caches the new state in ibv_qp.state on success. */
 	if (mask & IBV_QP_STATE)
@@ -2208,6 +2302,8 @@ SV_API int ibv_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *a, int mask,
 	return 0;
 }
 
+static void dc_free_qp(struct sv_qp *qp);
+
 static void free_qp(struct sv_qp *qp)
 {
 	fab_quiesce_qp(qp);
@@ -2222,6 +2318,7 @@ static void free_qp(struct sv_qp *qp)
 	qp->pd->users--;
 	qp->scq->users--;
 	qp->rcq->users--;
+	dc_free_qp(qp);
 	pthread_mutex_destroy(&qp->ibv.mutex);
 	pthread_cond_destroy(&qp->ibv.cond);
 	free(qp->rq_sge);
@@ -2239,30 +2336,8 @@ SV_API int ibv_destroy_qp(struct ibv_qp *ibqp)
 
 /* ---- not modelled: clean errors instead of missing symbols -------------- */
 
-SV_API struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *a)
-{
-	(void)pd; (void)a;
-	errno = EOPNOTSUPP;
-	return NULL;
-}
-SV_API int ibv_modify_srq(struct ibv_srq *s, struct ibv_srq_attr *a, int m) { (void)s; (void)a; (void)m; return EOPNOTSUPP; }
-SV_API int ibv_query_srq(struct ibv_srq *s, struct ibv_srq_attr *a) { (void)s; (void)a; return EOPNOTSUPP; }
-SV_API int ibv_destroy_srq(struct ibv_srq *s) { (void)s; return EOPNOTSUPP; }
-SV_API struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *a)
-{
-	(void)pd; (void)a;
-	errno = EOPNOTSUPP;
-	return NULL;
-}
-SV_API int ibv_destroy_ah(struct ibv_ah *ah) { (void)ah; return EOPNOTSUPP; }
 SV_API int ibv_attach_mcast(struct ibv_qp *q, const union ibv_gid *g, uint16_t l) { (void)q; (void)g; (void)l; return EOPNOTSUPP; }
 SV_API int ibv_detach_mcast(struct ibv_qp *q, const union ibv_gid *g, uint16_t l) { (void)q; (void)g; (void)l; return EOPNOTSUPP; }
-SV_API struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
-{
-	(void)qp;
-	errno = EOPNOTSUPP;  /* no extended (ibv_wr_*) QPs */
-	return NULL;
-}
 SV_API int ibv_fork_init(void) { return 0; }
 SV_API enum ibv_fork_status ibv_is_fork_initialized(void) { return IBV_FORK_UNNEEDED; }
 
@@ -2336,3 +2411,4 @@ SV_API int ibv_read_sysfs_file(const char *dir, const char *file, char *buf, siz
 	return (int)strlen(buf);
 }
 
+#include "softverbs_dc.c"

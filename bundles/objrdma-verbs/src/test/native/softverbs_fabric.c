@@ -50,13 +50,14 @@
 #include <sys/uio.h>
 #include <sys/un.h>
 
-#define SV_FAB_MAGIC     0x53564631u  /* "SVF1" */
+#define SV_FAB_MAGIC     0x53564632u  /* "SVF2": requests carry the DC fields */
 #define SV_FAB_MAX_CONN  64           /* inbound connections (peer processes) served at once */
 #define SV_FAB_MAX_PEERS 64           /* outbound connections cached by the worker */
 #define SV_FAB_TIMEOUT_S 10           /* a silent peer fails a WR after this long (RETRY_EXC_ERR) */
 #define SV_FAB_RNR_CAP_S 10           /* rnr_retry 7 ("infinite") gives up after this long */
 #define SV_FAB_LINKDOWN_MS 1000       /* a peer process's end is acted on this long after its EOF */
 #define SV_FAB_DROPPED   0x100u       /* wire status: no QP took the request; the requester retries */
+#define SV_WIRE_DC       0x100u       /* request flag: from a DCI to the DCT dst_qpn, with dc_key */
 
 struct sv_wire_req {
 	uint32_t magic;
@@ -64,8 +65,9 @@ struct sv_wire_req {
 	uint32_t src_qpn, dst_qpn;
 	uint32_t rkey, imm;
 	uint32_t len;                      /* WRITE/SEND: payload bytes that follow; READ: bytes wanted */
-	uint32_t flags;                    /* RECV_SOLICITED */
+	uint32_t flags;                    /* RECV_SOLICITED, SV_WIRE_DC */
 	uint64_t remote_addr, compare_add, swap;
+	uint64_t dc_key;                   /* SV_WIRE_DC: the key the DCT checks */
 };
 
 struct sv_wire_rep {
@@ -347,19 +349,20 @@ static enum ibv_wc_status fab_attempt(struct sv_op *op, void **lp, uint32_t len,
 		.magic = SV_FAB_MAGIC,
 		.opcode = op->opcode,
 		.src_qpn = qp->ibv.qp_num,
-		.dst_qpn = qp->attr.dest_qp_num,
+		.dst_qpn = op->dc ? op->dctn : qp->attr.dest_qp_num,
 		.rkey = op->rkey,
 		.imm = op->imm,
 		.len = len,
-		.flags = (op->send_flags & IBV_SEND_SOLICITED) ? RECV_SOLICITED : 0,
+		.flags = ((op->send_flags & IBV_SEND_SOLICITED) ? RECV_SOLICITED : 0) | (op->dc ? SV_WIRE_DC : 0),
 		.remote_addr = op->remote_addr,
 		.compare_add = op->compare_add,
 		.swap = op->swap,
+		.dc_key = op->dc ? op->dc_key : 0,
 	};
 	struct sv_wire_rep rep;
 	struct iovec iov[SV_MAX_SGE + 1];
 	int n = 1, fd, is_read = 0, outbound = 0;
-	pid_t pid = qp->no_route ? 0 : fab_owner(rq.dst_qpn);  /* no owner of the GID: lost */
+	pid_t pid = (op->dc ? op->dc_no_route : qp->no_route) ? 0 : fab_owner(rq.dst_qpn);  /* no owner of the GID: lost */
 
 	switch (op->opcode) {
 	case IBV_WR_RDMA_READ:
@@ -504,7 +507,10 @@ static struct sv_qp *fab_responder(const struct sv_wire_req *r)
 {
 	struct sv_qp *rq = find_qp(r->dst_qpn);
 
-	if (!rq || rq->attr.dest_qp_num != r->src_qpn ||
+	if (r->flags & SV_WIRE_DC)  /* a DCT in RTR; its key is checked by the caller (dc_key_refused) */
+		return rq && rq->kind == SV_DCT && (rq->state == IBV_QPS_RTR || rq->state == IBV_QPS_RTS) &&
+		       (r->opcode == IBV_WR_RDMA_WRITE || r->opcode == IBV_WR_RDMA_READ) ? rq : NULL;
+	if (!rq || rq->kind != SV_RC || rq->attr.dest_qp_num != r->src_qpn ||
 	    (rq->state != IBV_QPS_RTR && rq->state != IBV_QPS_RTS))
 		return NULL;
 	return rq;
@@ -566,11 +572,13 @@ static int fab_serve_write(int fd, const struct sv_wire_req *r)
 	lock();
 	if (!(rq = fab_responder(r)))
 		st = (enum ibv_wc_status)SV_FAB_DROPPED;
+	else if ((r->flags & SV_WIRE_DC) && rq->dct_key != r->dc_key)
+		st = IBV_WC_REM_ACCESS_ERR;  /* a wrong dc_key: nothing placed (softverbs_dc.c) */
 	else if (!(rq->attr.qp_access_flags & IBV_ACCESS_REMOTE_WRITE))
 		st = IBV_WC_REM_INV_REQ_ERR;
 	else if (r->len && !(dst = remote_map(rq, r->rkey, r->remote_addr, r->len, IBV_ACCESS_REMOTE_WRITE))) {
 		st = IBV_WC_REM_ACCESS_ERR;
-		qp_to_err(rq);
+		responder_violation(rq);
 	} else if (imm && !rq->rq_count) {
 		st = IBV_WC_RNR_RETRY_EXC_ERR;
 		rnr_timer = rq->attr.min_rnr_timer;
@@ -635,11 +643,13 @@ static int fab_serve_read(int fd, const struct sv_wire_req *r)
 	lock();
 	if (!(rq = fab_responder(r)))
 		st = (enum ibv_wc_status)SV_FAB_DROPPED;
+	else if ((r->flags & SV_WIRE_DC) && rq->dct_key != r->dc_key)
+		st = IBV_WC_REM_ACCESS_ERR;  /* a wrong dc_key: nothing read (softverbs_dc.c) */
 	else if (!(rq->attr.qp_access_flags & IBV_ACCESS_REMOTE_READ))
 		st = IBV_WC_REM_INV_REQ_ERR;
 	else if (r->len && !(src = remote_map(rq, r->rkey, r->remote_addr, r->len, IBV_ACCESS_REMOTE_READ))) {
 		st = IBV_WC_REM_ACCESS_ERR;
-		qp_to_err(rq);
+		responder_violation(rq);
 	}
 	unlock();
 	struct iovec data = { src, r->len };
@@ -659,7 +669,7 @@ static int fab_serve_atomic(int fd, const struct sv_wire_req *r)
 		st = IBV_WC_REM_INV_REQ_ERR;
 	else if (!(p = remote_map(rq, r->rkey, r->remote_addr, 8, IBV_ACCESS_REMOTE_ATOMIC))) {
 		st = IBV_WC_REM_ACCESS_ERR;
-		qp_to_err(rq);
+		responder_violation(rq);
 	} else {
 		/* Atomic with respect to every softverbs operation this process executes (g_lock). */
 		old = *p;
@@ -692,7 +702,9 @@ static void fab_peer_gone(pid_t pid)
 		for (struct sv_list *l = ctx->qps.next; l != &ctx->qps; l = l->next) {
 			struct sv_qp *qp = container_of(l, struct sv_qp, link);
 			pid_t owner;
-			if ((qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS) ||
+			/* DC QPs have no peer: a DCI's requests to that process failed
+			 * already, and a DCT only answers. */
+			if (qp->kind != SV_RC || (qp->state != IBV_QPS_RTR && qp->state != IBV_QPS_RTS) ||
 			    find_qp(qp->attr.dest_qp_num))
 				continue;
 			owner = fab_owner(qp->attr.dest_qp_num);
