@@ -89,7 +89,8 @@ public final class DcSendQueue {
             VOID_QP.invokeExact(wrStart, qpEx);
             qpEx.set(JAVA_LONG, WR_ID, r.wrId());
             qpEx.set(JAVA_INT, WR_FLAGS, IbvConstants.IBV_SEND_SIGNALED);
-            RDMA.invokeExact(r.write() ? wrRdmaWrite : wrRdmaRead, qpEx, r.rkey(), r.remoteAddress());
+            MemorySegment opcode = r.write() ? wrRdmaWrite : wrRdmaRead;
+            RDMA.invokeExact(opcode, qpEx, r.rkey(), r.remoteAddress());
             SET_DC_ADDR.invokeExact(wrSetDcAddr, mlx5QpEx, r.ah(), r.dctn(), r.dcKey());
             SET_SGE.invokeExact(wrSetSge, qpEx, r.lkey(), r.localAddress(), r.length());
             return (int) INT_QP.invokeExact(wrComplete, qpEx);
