@@ -1,0 +1,222 @@
+package org.objrdma.verbs.internal.transport.dc;
+
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.objrdma.api.transport.Gid;
+import org.objrdma.verbs.internal.ffi.IbvConstants;
+import org.objrdma.verbs.internal.ffi.Mlx5DvLibrary;
+import org.objrdma.verbs.internal.ffi.PortAttributes;
+import org.objrdma.verbs.internal.ffi.VerbsLibrary;
+import org.objrdma.verbs.testsupport.SoftVerbs;
+
+/**
+ * DC across processes on the software device's fabric, as cuObject runs it: the client's {@link DcTarget} in a
+ * second JVM prints its descriptor; this JVM's {@link DcInitiator} parses it and moves 8 MiB each way byte-exact,
+ * is refused with a wrong key (the client's bytes unchanged), and after the client is killed ends the next request
+ * without success and returns every DC object of its own to the baseline.
+ */
+class DcCrossProcessTest {
+
+    private static final long KEY = 0x1234_5678_9abc_def0L;
+    private static final int SIZE = 8 << 20;
+    private static final Duration TIMEOUT = Duration.ofSeconds(20);
+
+    private Process peer;
+    private BufferedReader from;
+    private PrintWriter to;
+    private VerbsLibrary lib;
+    private Mlx5DvLibrary mlx5;
+    private VerbsLibrary.DeviceList list;
+    private MemorySegment ctx;
+    private MemorySegment pd;
+    private Arena arena;
+    private DcPort port;
+    private MemorySegment staging;
+    private VerbsLibrary.RegisteredMemory stagingMr;
+    private int[] baseline;
+
+    @BeforeEach
+    void start() throws Throwable {
+        String java = ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java");
+        peer = new ProcessBuilder(java, "-Xmx128m", "--enable-native-access=ALL-UNNAMED",
+                "-Dobjrdma.softverbs.library=" + System.getProperty("objrdma.softverbs.library"),
+                "-cp", System.getProperty("java.class.path"), DcCrossProcessTest.class.getName())
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        from = new BufferedReader(new InputStreamReader(peer.getInputStream(), StandardCharsets.UTF_8));
+        to = new PrintWriter(peer.getOutputStream(), true, StandardCharsets.UTF_8);
+        lib = VerbsLibrary.load(SoftVerbs.library());
+        mlx5 = Mlx5DvLibrary.load(SoftVerbs.library());
+        list = lib.listDevices();
+        ctx = lib.openDevice(list.devices().getFirst());
+        pd = lib.allocPd(ctx);
+        port = new DcPort(1, lib.queryPort(ctx, 1).activeMtu(), false, 0);
+        arena = Arena.ofShared();
+        staging = arena.allocate(SIZE, 4096);
+        baseline = census();
+        stagingMr = lib.regMr(pd, staging, IbvConstants.IBV_ACCESS_LOCAL_WRITE);
+    }
+
+    @AfterEach
+    void stop() throws Throwable {
+        to.close();
+        if (!peer.waitFor(30, TimeUnit.SECONDS)) {
+            peer.destroyForcibly();
+        }
+        lib.deregMr(stagingMr.mr());
+        assertArrayEquals(baseline, census(), "this process's MRs, CQs, QPs, SRQs, AHs back to baseline");
+        assertEquals(0, lib.deallocPd(pd));
+        assertEquals(0, lib.closeDevice(ctx));
+        list.close();
+        arena.close();
+        mlx5.close();
+        lib.close();
+    }
+
+    private static MethodHandle liveObjects;
+
+    private static int[] census() throws Throwable {
+        if (liveObjects == null) {
+            SymbolLookup l = SymbolLookup.libraryLookup(Path.of(SoftVerbs.library()), Arena.global());
+            liveObjects = Linker.nativeLinker().downcallHandle(l.find("softverbs_live_objects").orElseThrow(),
+                    FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+        }
+        int[] out = new int[5];
+        int[] kinds = {2, 3, 4, 7, 8};
+        for (int i = 0; i < kinds.length; i++) {
+            out[i] = (int) liveObjects.invokeExact(kinds[i]);
+        }
+        return out;
+    }
+
+    /** The fields of an 81-character descriptor, the way a server reads them. */
+    private static DcTargetAddress parse(String descriptor) {
+        String[] f = descriptor.split(":");
+        assertEquals(7, f.length, descriptor);
+        boolean global = f[5].equals("1");
+        Gid gid = Gid.fromBytes(HexFormat.of().parseHex(f[6]));
+        int lid = Integer.parseInt(f[3], 16);
+        DcPeer peer = global ? new DcPeer(true, gid, 0) : new DcPeer(false, Gid.ZERO, lid);
+        return new DcTargetAddress(peer, Integer.parseInt(f[4], 16), Long.parseUnsignedLong(f[0], 16),
+                Long.parseLong(f[1], 16), (int) Long.parseLong(f[2], 16));
+    }
+
+    private String ask(String command) throws Exception {
+        to.println(command);
+        String answer = from.readLine();
+        assertTrue(answer != null, "the client process ended");
+        return answer;
+    }
+
+    private static String sha256(MemorySegment s) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.toArray(JAVA_BYTE)));
+    }
+
+    private static void fill(MemorySegment s, long seed) {
+        byte[] b = new byte[(int) s.byteSize()];
+        new Random(seed).nextBytes(b);
+        MemorySegment.copy(b, 0, s, JAVA_BYTE, 0, b.length);
+    }
+
+    @Test
+    void aClientInAnotherProcessIsReachedByteExactRefusedWithAWrongKeyAndMissedWhenKilled() throws Throwable {
+        String line = from.readLine();
+        assertTrue(line != null && line.startsWith("TARGET "), line);
+        String descriptor = line.substring(7);
+        assertEquals(81, descriptor.length(), descriptor);
+        DcTargetAddress target = parse(descriptor);
+        try (DcInitiator dc = DcInitiator.open(lib, mlx5, ctx, pd, port, 2, 1)) {
+            // GET: 8 MiB staging -> client
+            fill(staging, 42);
+            DcInitiator.Result w = dc.transfer(target, KEY, true, target.regionAddress(), stagingMr.lkey(),
+                    staging.address(), SIZE, TIMEOUT);
+            assertEquals(DcInitiator.Outcome.DONE, w.outcome(), "status " + w.wcStatus());
+            String written = sha256(staging);
+            assertEquals(written, ask("HASH"));
+
+            // a wrong key: refused, the client's bytes unchanged
+            fill(staging, 43);
+            DcInitiator.Result refused = dc.transfer(target, KEY ^ 0x10, true, target.regionAddress(),
+                    stagingMr.lkey(), staging.address(), SIZE, TIMEOUT);
+            assertEquals(DcInitiator.Outcome.REFUSED, refused.outcome());
+            assertEquals(written, ask("HASH"));
+
+            // PUT: client -> staging
+            assertEquals("FILLED", ask("FILL 7"));
+            staging.fill((byte) 0);
+            DcInitiator.Result r = dc.transfer(target, KEY, false, target.regionAddress(), stagingMr.lkey(),
+                    staging.address(), SIZE, TIMEOUT);
+            assertEquals(DcInitiator.Outcome.DONE, r.outcome(), "status " + r.wcStatus());
+            try (Arena expect = Arena.ofConfined()) {
+                MemorySegment e = expect.allocate(SIZE);
+                fill(e, 7);
+                assertEquals(-1, staging.mismatch(e));
+            }
+
+            // the client is killed: the next request ends without success, the DCI comes back
+            peer.destroyForcibly();
+            assertTrue(peer.waitFor(30, TimeUnit.SECONDS));
+            DcInitiator.Result gone = dc.transfer(target, KEY, true, target.regionAddress(), stagingMr.lkey(),
+                    staging.address(), 4096, TIMEOUT);
+            assertNotEquals(DcInitiator.Outcome.DONE, gone.outcome(), gone.toString());
+            dc.forget(target.peer());
+            assertEquals(new DcInitiator.Resources(2, 2, 0, 0), dc.resources());
+        }
+    }
+
+    /**
+     * The client JVM: a DC target over {@code SIZE} bytes keyed with {@code KEY}; prints {@code TARGET <descriptor>},
+     * then answers {@code HASH} with the buffer's SHA-256 and {@code FILL <seed>} by filling it ({@code FILLED}).
+     */
+    public static void main(String[] args) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        VerbsLibrary lib = VerbsLibrary.load(SoftVerbs.library());
+        Mlx5DvLibrary mlx5 = Mlx5DvLibrary.load(SoftVerbs.library());
+        try (VerbsLibrary.DeviceList list = lib.listDevices(); Arena arena = Arena.ofShared()) {
+            MemorySegment ctx = lib.openDevice(list.devices().getFirst());
+            MemorySegment pd = lib.allocPd(ctx);
+            PortAttributes p = lib.queryPort(ctx, 1);
+            MemorySegment buffer = arena.allocate(SIZE, 4096);
+            try (DcTarget target = DcTarget.open(lib, mlx5, ctx, pd, new DcPort(1, p.activeMtu(), false, 0), p.lid(),
+                    lib.queryGid(ctx, 1, 0), buffer, KEY)) {
+                System.out.println("TARGET " + target.descriptor());
+                System.out.flush();
+                String command;
+                while ((command = in.readLine()) != null) {
+                    if (command.equals("HASH")) {
+                        System.out.println(sha256(buffer));
+                    } else if (command.startsWith("FILL ")) {
+                        fill(buffer, Long.parseLong(command.substring(5)));
+                        System.out.println("FILLED");
+                    }
+                    System.out.flush();
+                }
+            }
+            lib.deallocPd(pd);
+            lib.closeDevice(ctx);
+        }
+    }
+}
