@@ -172,7 +172,7 @@ rm -f target/run/verbs.env
 if [ "$verbs_device" = softrc0 ]; then
     sv_src=bundles/objrdma-verbs/src/test/native
     sv_dir="$PWD/target/softverbs"
-    if [ ! -f "$sv_dir/libibverbs.so.1" ] \
+    if [ ! -f "$sv_dir/libibverbs.so.1" ] || [ ! -f "$sv_dir/libmlx5.so.1" ] \
             || [ -n "$(find "$sv_src" -newer "$sv_dir/libibverbs.so.1" -type f -print -quit)" ]; then
         echo "objrdma: building the software RDMA device softrc0 into target/softverbs (log: target/softverbs.log)"
         if ! sh "$sv_src/build.sh" "$sv_dir" > target/softverbs.log 2>&1; then

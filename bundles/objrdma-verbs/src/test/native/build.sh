@@ -53,7 +53,7 @@ ln -sf libibverbs.so.1 "$out/libsoftverbs.so"
 echo "build.sh: stand-in mlx5 -> $out/libmlx5.so.1"
 "$CC" $CFLAGS $WARN -shared -fPIC -fvisibility=hidden \
 	-Wl,-soname,libmlx5.so.1 -Wl,--version-script="$here/softverbs_mlx5.map" -Wl,--no-undefined \
-	-Wl,-rpath,'$ORIGIN' -o "$out/libmlx5.so.1" "$here/softverbs_mlx5.c" -L"$out" -libverbs
+	-Wl,-rpath,'$ORIGIN' -o "$out/libmlx5.so.1" "$here/softverbs_mlx5.c" "$here/softverbs_mlx5_stubs.c" -L"$out" -libverbs
 ln -sf libmlx5.so.1 "$out/libmlx5.so"
 
 echo "build.sh: layout dumper -> $out/layout"

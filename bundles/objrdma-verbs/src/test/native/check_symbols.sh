@@ -10,7 +10,8 @@
 #  3. with SHIM.so: its exported symbols are exactly the map's, all with a
 #     default (@@) version, and nothing is exported unversioned.
 #
-# The same three checks run for softverbs_mlx5.map against the real libmlx5.so.1
+# The same three checks run for softverbs_mlx5.map against the real libmlx5.so.1, which
+# must also list every symbol the real library exports by default
 # ($REAL_MLX5, else ldconfig's), and with MLX5.so on the built stand-in.
 #
 # The real library is $REAL_IBVERBS, else the one ldconfig knows, else
@@ -135,6 +136,10 @@ else
 			err "$sym is in $node in $mlx5_map, but the real libmlx5's default is ${want:-none}"
 		fi
 	done < "$tmp/mmap.syms"
+	# every default export of the real library too: programs linked against it (perftest) must load
+	for sym in $(comm -23 "$tmp/mreal.syms" "$tmp/mmap.syms" | awk '{ print $1 }'); do
+		err "$sym (a default export of the real libmlx5) is missing from $mlx5_map"
+	done
 	for n in $(comm -23 "$tmp/mreal.nodes" "$tmp/mmap.nodes"); do
 		err "version node $n of the real libmlx5 is missing from $mlx5_map"
 	done

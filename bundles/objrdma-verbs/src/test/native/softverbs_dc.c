@@ -516,6 +516,7 @@ SV_API struct ibv_qp *softverbs_dc_create_qp(struct ibv_context *ctx, struct ibv
 		}
 		if (!ia.send_cq)
 			ia.send_cq = ia.recv_cq;
+		ia.srq = a->srq;  /* reported by ibv_query_qp */
 		memset(&ia.cap, 0, sizeof(ia.cap));  /* no send queue, receives on the SRQ */
 		kind = SV_DCT;
 		break;

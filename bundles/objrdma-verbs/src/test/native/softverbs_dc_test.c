@@ -3,16 +3,18 @@
  * the stand-in libmlx5.so.1 and exactly the mlx5dv / ibv_qp_ex calls a
  * program makes on a ConnectX NIC.
  *
- * The test forks before either process touches the device.  The child owns a
- * DCT and its memory and answers commands on a socketpair (hash a range,
- * destroy the DCT); the parent runs the in-process cases on its own DCTs, then
- * drives the child's DCT from its DCI across the fabric.
+ * The test forks before any process touches the device.  A child owns a DCT
+ * and its memory and answers commands on a socketpair (hash a range, destroy
+ * the DCT, write into the parent's DCT); the parent runs the in-process cases
+ * on its own DCTs, then drives the child's DCT from its DCI across the fabric.
+ * A second child is killed with SIGKILL while the parent's DCI targets it.
  */
 #define _GNU_SOURCE
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
 
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,9 @@
 #define BUF   (1u << 20)
 #define KEY   0xffeeddccULL
 #define KEY2  0x0123456789abcdefULL
+
+/* test control of the soft libibverbs (SOFTVERBS_1.0): 4 QPs, 7 SRQs, 8 address handles */
+extern int softverbs_live_objects(int kind);
 
 static int passed, failed;
 #define CHECK(c, ...) do { if (c) passed++; else { failed++; fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
@@ -527,19 +532,66 @@ static void t_xp(struct side *s, int fd, pid_t pid)
 	ibv_destroy_ah(ah);
 }
 
+/*
+ * The DCT's process killed (SIGKILL, no clean exit): a DCI's WR to it completes
+ * RETRY_EXC_ERR in bounded time, and our own DC QPs keep working.
+ */
+static void t_xp_killed(struct side *s, int fd, pid_t pid)
+{
+	struct hello h;
+	struct ibv_ah *ah = ah_lid(s);
+	struct ibv_qp *dci = dci_new(s), *ours = dct_new(s, KEY);
+	unsigned char *src = s->buf, *back = s->buf + 256 * 1024;
+	uint32_t len = 64 * 1024;
+
+	xfer(fd, &h, sizeof(h), 0);
+	fill(src, len, 8);
+	CHECK(dc_op(s, dci, 0, ah, h.dctn, KEY, src, len, h.rkey, h.addr) == IBV_WC_SUCCESS &&
+	      ask(fd, C_HASH, 0, len) == fnv(src, len), "killed: a write before the kill lands");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int st = dc_op(s, dci, 0, ah, h.dctn, KEY, src, len, h.rkey, h.addr);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	CHECK(st == IBV_WC_RETRY_EXC_ERR, "killed: write to a killed process's DCT: status %d, want RETRY_EXC_ERR", st);
+	CHECK(t1.tv_sec - t0.tv_sec < 3, "killed: the error comes at once, not a hang");
+	dci_up(dci, 8, 2);
+	memset(back, 0, len);
+	st = dc_op(s, dci, 1, ah, h.dctn, KEY, back, len, h.rkey, h.addr);
+	CHECK(st == IBV_WC_RETRY_EXC_ERR && back[0] == 0 && back[len - 1] == 0,
+	      "killed: read from it: status %d, want RETRY_EXC_ERR, nothing placed", st);
+	dci_up(dci, 8, 2);
+	CHECK(dc_op(s, dci, 0, ah, ours->qp_num, KEY, src, len, s->mr->rkey, (uintptr_t)back) == IBV_WC_SUCCESS &&
+	      !memcmp(src, back, len), "killed: our DCI still reaches our DCT");
+	ibv_destroy_qp(ours);
+	ibv_destroy_qp(dci);
+	ibv_destroy_ah(ah);
+}
+
 int main(void)
 {
-	int sv[2];
-	pid_t pid;
+	int sv[2], kv[2];
+	pid_t pid, victim;
 	struct side s;
 
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) { perror("socketpair"); return 2; }
+	/* both children fork before this process touches the device */
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) || socketpair(AF_UNIX, SOCK_STREAM, 0, kv)) {
+		perror("socketpair");
+		return 2;
+	}
 	if ((pid = fork()) < 0) { perror("fork"); return 2; }
 	if (pid == 0) {
-		close(sv[0]);
+		close(sv[0]); close(kv[0]); close(kv[1]);
 		child(sv[1]);
 	}
+	if ((victim = fork()) < 0) { perror("fork"); return 2; }
+	if (victim == 0) {
+		close(kv[0]); close(sv[0]); close(sv[1]);
+		child(kv[1]);
+	}
 	close(sv[1]);
+	close(kv[1]);
 
 	side_open(&s);
 	struct ibv_ah *lid = ah_lid(&s), *gid = ah_gid(&s);
@@ -551,9 +603,15 @@ int main(void)
 	t_two_dcts(&s, gid);
 	t_gone(&s, lid);
 	t_xp(&s, sv[0], pid);
+	t_xp_killed(&s, kv[0], victim);
+	CHECK(softverbs_live_objects(4) == 0 && softverbs_live_objects(7) == 1 && softverbs_live_objects(8) == 2,
+	      "every DC QP gone, SRQ and AHs live: %d %d %d", softverbs_live_objects(4), softverbs_live_objects(7),
+	      softverbs_live_objects(8));
 	CHECK(ibv_destroy_ah(lid) == 0 && ibv_destroy_ah(gid) == 0, "destroy address handles");
 	CHECK(ibv_destroy_srq(s.srq) == 0, "destroy the SRQ once no DCT uses it");
+	CHECK(softverbs_live_objects(7) == 0 && softverbs_live_objects(8) == 0, "SRQ and AHs gone");
 	ibv_dereg_mr(s.mr);
+	free(s.buf);
 	CHECK(ibv_dealloc_pd(s.pd) == 0, "PD free again (AHs and SRQ released it)");
 	ibv_destroy_cq(s.cq);
 	ibv_close_device(s.ctx);
