@@ -32,6 +32,9 @@ import org.objrdma.verbs.internal.ffi.Mlx5DvLibrary;
 import org.objrdma.verbs.internal.ffi.PortAttributes;
 import org.objrdma.verbs.internal.ffi.VerbsLibrary;
 import org.objrdma.verbs.testsupport.SoftVerbs;
+import org.objrdma.wire.CuObjDescriptor;
+import org.objrdma.wire.CuObjTokenHeader;
+import org.objrdma.wire.TokenResult;
 
 /**
  * DC across processes on the software device's fabric, as cuObject runs it: the client's {@link DcTarget} in a
@@ -112,16 +115,10 @@ class DcCrossProcessTest {
         return out;
     }
 
-    /** The fields of an 81-character descriptor, the way a server reads them. */
-    private static DcTargetAddress parse(String descriptor) {
-        String[] f = descriptor.split(":");
-        assertEquals(7, f.length, descriptor);
-        boolean global = f[5].equals("1");
-        Gid gid = Gid.fromBytes(HexFormat.of().parseHex(f[6]));
-        int lid = Integer.parseInt(f[3], 16);
-        DcPeer peer = global ? new DcPeer(true, gid, 0) : new DcPeer(false, Gid.ZERO, lid);
-        return new DcTargetAddress(peer, Integer.parseInt(f[4], 16), Long.parseUnsignedLong(f[0], 16),
-                Long.parseLong(f[1], 16), (int) Long.parseLong(f[2], 16));
+    /** A descriptor as the facade reads it (objrdma-wire's parser), as a DC target address. */
+    private static DcTargetAddress toTarget(CuObjDescriptor d) {
+        DcPeer peer = d.hasGid() ? new DcPeer(true, d.gid(), 0) : new DcPeer(false, Gid.ZERO, d.lid());
+        return new DcTargetAddress(peer, d.targetNumber(), d.remoteAddress(), d.regionSize(), d.rkey());
     }
 
     private String ask(String command) throws Exception {
@@ -147,7 +144,10 @@ class DcCrossProcessTest {
         assertTrue(line != null && line.startsWith("TARGET "), line);
         String descriptor = line.substring(7);
         assertEquals(81, descriptor.length(), descriptor);
-        DcTargetAddress target = parse(descriptor);
+        TokenResult<CuObjDescriptor> parsed = CuObjDescriptor.parse(descriptor);
+        assertTrue(parsed.isOk(), () -> parsed.error() + ": " + parsed.detail());
+        assertEquals(descriptor, parsed.value().format(), "NVIDIA's format is the facade's, lower case");
+        DcTargetAddress target = toTarget(parsed.value());
         try (DcInitiator dc = DcInitiator.open(lib, mlx5, ctx, pd, port, 2, 1)) {
             // GET: 8 MiB staging -> client
             fill(staging, 42);
@@ -155,6 +155,27 @@ class DcCrossProcessTest {
                     staging.address(), SIZE, TIMEOUT);
             assertEquals(DcInitiator.Outcome.DONE, w.outcome(), "status " + w.wcStatus());
             String written = sha256(staging);
+            assertEquals(written, ask("HASH"));
+
+            // the header form with ':addr:size' and a trailing ';': a ranged WRITE of 64 KiB at offset 4096
+            String header = descriptor + ":" + Long.toHexString(target.regionAddress() + 4096) + ":10000;";
+            CuObjTokenHeader h = CuObjTokenHeader.parse(header).value();
+            assertEquals(parsed.value(), h.descriptor());
+            CuObjTokenHeader.Span span = h.span().orElseThrow();
+            try (Arena piece = Arena.ofConfined()) {
+                MemorySegment p = piece.allocate(span.size(), 4096);
+                fill(p, 44);
+                VerbsLibrary.RegisteredMemory pieceMr = lib.regMr(pd, p, IbvConstants.IBV_ACCESS_LOCAL_WRITE);
+                try {
+                    DcInitiator.Result ranged = dc.transfer(target, KEY, true, span.address(), pieceMr.lkey(),
+                            p.address(), span.size(), TIMEOUT);
+                    assertEquals(DcInitiator.Outcome.DONE, ranged.outcome(), "status " + ranged.wcStatus());
+                } finally {
+                    lib.deregMr(pieceMr.mr());
+                }
+                MemorySegment.copy(p, 0, staging, 4096, span.size());
+            }
+            written = sha256(staging);
             assertEquals(written, ask("HASH"));
 
             // a wrong key: refused, the client's bytes unchanged
