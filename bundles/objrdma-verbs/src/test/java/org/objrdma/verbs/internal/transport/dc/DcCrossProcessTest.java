@@ -208,6 +208,44 @@ class DcCrossProcessTest {
         }
     }
 
+    @Test
+    void aClientKilledWhileItsTransferIsInFlightEndsThatRequestOnceAndTheDciServesAgain() throws Throwable {
+        String line = from.readLine();
+        assertTrue(line != null && line.startsWith("TARGET "), line);
+        DcTargetAddress target = toTarget(CuObjDescriptor.parse(line.substring(7)).value());
+        // this process's device executes posted requests on its worker after a delay, as a NIC does: the client is
+        // killed after the post and before the bytes move
+        boolean deferred = SoftVerbs.setDeferred(true);
+        int delay = SoftVerbs.setDelayMicros(1_000_000);
+        try (DcInitiator dc = DcInitiator.open(lib, mlx5, ctx, pd, port, 1, 1)) {
+            fill(staging, 9);
+            java.util.concurrent.CompletableFuture<DcInitiator.Result> inFlight =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                        try {
+                            return dc.transfer(target, KEY, true, target.regionAddress(), stagingMr.lkey(),
+                                    staging.address(), SIZE, TIMEOUT);
+                        } catch (Exception e) {
+                            throw new java.util.concurrent.CompletionException(e);
+                        }
+                    });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (SoftVerbs.pending() == 0 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertTrue(SoftVerbs.pending() > 0, "the WRITE was posted and waits on the device's worker");
+            peer.destroyForcibly();
+            assertTrue(peer.waitFor(30, TimeUnit.SECONDS));
+            DcInitiator.Result r = inFlight.get(60, TimeUnit.SECONDS);
+            assertEquals(DcInitiator.Outcome.UNREACHABLE, r.outcome(), r.toString());
+            assertEquals(new DcInitiator.Resources(1, 1, 0, 1), dc.resources(), "one DCI, back in the pool");
+            dc.forget(target.peer());
+            assertEquals(0, dc.resources().addressHandles());
+        } finally {
+            SoftVerbs.setDelayMicros(delay);
+            SoftVerbs.setDeferred(deferred);
+        }
+    }
+
     /**
      * The client JVM: a DC target over {@code SIZE} bytes keyed with {@code KEY}; prints {@code TARGET <descriptor>},
      * then answers {@code HASH} with the buffer's SHA-256 and {@code FILL <seed>} by filling it ({@code FILLED}).
