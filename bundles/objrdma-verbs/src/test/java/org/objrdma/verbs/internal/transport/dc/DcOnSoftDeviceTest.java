@@ -181,6 +181,36 @@ class DcOnSoftDeviceTest {
     }
 
     @Test
+    void theAddressHandleCacheEvictsOnlyIdleHandlesAndNeverLeaks() throws Throwable {
+        DcPeer byLid = new DcPeer(false, Gid.ZERO, lid);
+        DcPeer byGid = new DcPeer(true, gid, 0);
+        DcPeer byIpv4 = new DcPeer(true, new Gid(0, 0x0000_ffff_7f00_0001L), 0);
+        try (DcAddressHandles handles = new DcAddressHandles(mlx5, pd, port, 1)) {
+            DcAddressHandles.Lease a = handles.acquire(byLid);
+            handles.release(a);
+            assertEquals(1, handles.live(), "kept for the next request to the same peer");
+            DcAddressHandles.Lease again = handles.acquire(byLid);
+            assertEquals(a.ah(), again.ah(), "the cached handle is reused");
+            // the cache is full and its one handle is held: a new peer gets a handle for its request alone
+            DcAddressHandles.Lease b = handles.acquire(byGid);
+            assertEquals(2, handles.live());
+            handles.release(b);
+            assertEquals(1, handles.live(), "the uncached handle is destroyed on release");
+            handles.release(again);
+            // now the cached one is idle: a new peer evicts it
+            DcAddressHandles.Lease c = handles.acquire(byIpv4);
+            assertEquals(1, handles.live());
+            // forgetting a held handle destroys it on release, not before
+            handles.forget(byIpv4);
+            assertEquals(1, handles.live());
+            handles.release(c);
+            assertEquals(0, handles.live());
+            handles.release(handles.acquire(byLid));
+        }
+        assertEquals(baseline[4], live(8), "close destroyed the cached handle");
+    }
+
+    @Test
     void aTargetThatWentAwayIsUnreachableAndItsHandleCanBeForgotten() throws Throwable {
         try (DcInitiator dc = DcInitiator.open(lib, mlx5, ctx, pd, port, 1, 1)) {
             DcPeer peer = new DcPeer(true, gid, 0);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 import org.objrdma.api.transport.Gid;
+import org.objrdma.verbs.internal.ffi.DcSendQueue;
 import org.objrdma.verbs.internal.ffi.Mlx5DvConstants;
 
 /** The DC values checked before anything reaches the device: peers, target regions, the DCI bound, outcomes. */
@@ -59,6 +60,15 @@ class DcValuesTest {
         assertEquals(DcInitiator.Outcome.REFUSED, DcInitiator.classify(Mlx5DvConstants.IBV_WC_LOC_PROT_ERR));
         assertEquals(DcInitiator.Outcome.UNREACHABLE, DcInitiator.classify(Mlx5DvConstants.IBV_WC_RETRY_EXC_ERR));
         assertEquals(DcInitiator.Outcome.UNREACHABLE, DcInitiator.classify(-1));
+    }
+
+    @Test
+    void aRequestPrintsNeverItsDcKey() {
+        long key = 0x5ec2e7_c0ffeeL;
+        String printed = new DcSendQueue.Request(9, true, java.lang.foreign.MemorySegment.NULL, 0x12, key, 0xabc,
+                0x1000, 7, 0x2000, 64).toString();
+        assertEquals("WRITE wr_id 9 dctn 18 rkey 0xabc raddr 0x1000 len 64", printed);
+        assertFalse(printed.contains(Long.toHexString(key)) || printed.contains(Long.toString(key)), printed);
     }
 
     @Test
