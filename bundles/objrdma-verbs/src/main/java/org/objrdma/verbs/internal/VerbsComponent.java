@@ -2,8 +2,10 @@ package org.objrdma.verbs.internal;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
+import java.util.Dictionary;
 import java.util.Hashtable;
 import java.util.List;
+import java.util.Optional;
 import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.api.transport.EndpointInfo;
 import org.objrdma.api.transport.Gid;
@@ -15,6 +17,7 @@ import org.objrdma.verbs.VerbsDevice;
 import org.objrdma.verbs.VerbsRuntime;
 import org.objrdma.verbs.internal.ffi.DeviceAttributes;
 import org.objrdma.verbs.internal.ffi.IbvLayouts;
+import org.objrdma.verbs.internal.ffi.Mlx5DvLibrary;
 import org.objrdma.verbs.internal.ffi.PortAttributes;
 import org.objrdma.verbs.internal.ffi.VerbsException;
 import org.objrdma.verbs.internal.ffi.VerbsLibrary;
@@ -125,7 +128,15 @@ public final class VerbsComponent {
         RuntimeStatus status;
         try {
             status = discover(context, settings);
-            registrations.add(context.registerService(VerbsRuntime.class, status, status.properties()));
+            Dictionary<String, Object> runtimeProperties = status.properties();
+            if (status.isAvailable()) {
+                // issue 27: whether cuObject's DC can be driven here, probed once and kept with the reason
+                Optional<String> dc = DcAvailability.probe(settings.library());
+                DcAvailability.publishInto(runtimeProperties, dc);
+                LOG.info("verbs: DC {}", dc.map(c -> "unavailable: " + c).orElse("entry points usable (libmlx5 "
+                        + Mlx5DvLibrary.locate(settings.library()) + ")"));
+            }
+            registrations.add(context.registerService(VerbsRuntime.class, status, runtimeProperties));
         } catch (RuntimeException e) {
             // release whatever discovery had opened before DS reports the failure
             try {
