@@ -71,13 +71,9 @@ final class CliBench {
                     cpuAtBegin = server == null ? Double.NaN : server.seconds();
                     continue;
                 }
-                Matcher m = RESULT.matcher(line);
-                if (m.matches()) {
-                    double cpu = server == null ? Double.NaN : server.seconds() - cpuAtBegin;
-                    long moved = Long.parseLong(m.group(2)) * Long.parseLong(m.group(3))
-                            * (m.group(4) == null ? 1 : Long.parseLong(m.group(4)));
-                    phases.put(m.group(1), new Phase(m.group(1), Double.parseDouble(m.group(6)),
-                            Double.parseDouble(m.group(7)), m.group(5), moved, cpu));
+                if (RESULT.matcher(line).matches()) {
+                    Phase phase = parse(line, server == null ? Double.NaN : server.seconds() - cpuAtBegin);
+                    phases.put(phase.op(), phase);
                 }
             }
         }
@@ -91,5 +87,20 @@ final class CliBench {
             throw new IOException("bin/objrdma bench printed no PUT and GET figures: " + printed);
         }
         return phases;
+    }
+
+    /**
+     * The phase a result line of {@code bin/objrdma bench} reports, with the server CPU seconds measured around it;
+     * throws when the line is no result line.
+     */
+    static Phase parse(String line, double serverCpuSeconds) {
+        Matcher m = RESULT.matcher(line);
+        if (!m.matches()) {
+            throw new IllegalArgumentException("not a bin/objrdma bench result line: " + line);
+        }
+        long moved = Long.parseLong(m.group(2)) * Long.parseLong(m.group(3))
+                * (m.group(4) == null ? 1 : Long.parseLong(m.group(4)));
+        return new Phase(m.group(1), Double.parseDouble(m.group(6)), Double.parseDouble(m.group(7)), m.group(5), moved,
+                serverCpuSeconds);
     }
 }

@@ -138,7 +138,8 @@ final class DistributionServer implements AutoCloseable {
         return client(endpoint, accessKey, secretKey);
     }
 
-    private static S3Client client(URI endpoint, String accessKey, String secretKey) {
+    /** An AWS SDK S3 client of {@code endpoint}, path style, for the table's own set-up requests. */
+    static S3Client client(URI endpoint, String accessKey, String secretKey) {
         return S3Client.builder().endpointOverride(endpoint).region(Region.US_EAST_1).forcePathStyle(true)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secretKey)))
                 .build();
