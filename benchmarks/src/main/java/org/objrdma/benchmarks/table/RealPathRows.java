@@ -100,19 +100,22 @@ final class RealPathRows {
                 List<String> order = new ArrayList<>(PATHS);
                 Collections.rotate(order, i);
                 long w0 = System.nanoTime();
-                try {
-                    Map<String, Map<String, CliBench.Phase>> byPath = new LinkedHashMap<>();
-                    for (String path : order) {
+                Map<String, Map<String, CliBench.Phase>> byPath = new LinkedHashMap<>();
+                Map<String, String> failed = new LinkedHashMap<>();
+                for (String path : order) {
+                    try {
                         byPath.put(path, run(gateway, proxy, path, w, dir));
+                    } catch (IOException e) {
+                        // one path failing (e.g. a refused transfer) costs its own rows, not the workload's others
+                        System.out.println("bench: real path " + w.label() + ", " + w.clientsText() + ", " + path
+                                + " FAILED: " + e);
+                        failed.put(path, e.toString().lines().findFirst().orElse(""));
                     }
-                    measured.put(w, byPath);
-                    rows.addAll(rows(w, byPath, where));
-                    System.out.printf("bench: real path %s, %s: %d s%n", w.label(), w.clientsText(),
-                            (System.nanoTime() - w0) / 1_000_000_000L);
-                } catch (IOException e) {
-                    System.out.println("bench: real path " + w.label() + ", " + w.clientsText() + " FAILED: " + e);
-                    rows.addAll(unavailable(w, e.toString().lines().findFirst().orElse("")));
                 }
+                measured.put(w, byPath);
+                rows.addAll(rows(w, byPath, failed, where));
+                System.out.printf("bench: real path %s, %s: %d s%n", w.label(), w.clientsText(),
+                        (System.nanoTime() - w0) / 1_000_000_000L);
             }
             rows.add(wireRow(workloads, measured, wire));
         }
@@ -131,17 +134,16 @@ final class RealPathRows {
                 BUCKET, key, w.size(), w.count(), w.clients(), gateway.cpu(), log);
     }
 
-    private static List<Row> rows(Workload w, Map<String, Map<String, CliBench.Phase>> byPath, String where) {
+    private static List<Row> rows(Workload w, Map<String, Map<String, CliBench.Phase>> byPath,
+            Map<String, String> failed, String where) {
         List<Row> rows = new ArrayList<>();
         for (String op : List.of("PUT", "GET")) {
-            CliBench.Phase http = byPath.get("http").get(op);
-            CliBench.Phase proxy = byPath.get(S3PROXY).get(op);
             List<Row> group = new ArrayList<>();
-            group.add(rate(plainOperation(op, w), w, http, "gaul/s3proxy 4.1.0, own JVM, same client", proxy, 1.0,
-                    where, "http"));
+            group.add(rate(plainOperation(op, w), w, op, byPath, failed, "http", "gaul/s3proxy 4.1.0, own JVM, same client",
+                    S3PROXY, 1.0, where));
             for (String protocol : List.of("cuobj", "rc")) {
-                group.add(rate(rdmaOperation(op, protocol, w), w, byPath.get(protocol).get(op),
-                        "plain HTTP, same gateway and client", http, w.small() ? 0.9 : 1.0, where, protocol));
+                group.add(rate(rdmaOperation(op, protocol, w), w, op, byPath, failed, protocol,
+                        "plain HTTP, same gateway and client", "http", w.small() ? 0.9 : 1.0, where));
             }
             // the path that cost the server least CPU per GiB among the gateway's three
             Row least = group.stream().filter(r -> !Double.isNaN(r.cpuPerGiB()))
@@ -151,6 +153,21 @@ final class RealPathRows {
             }
         }
         return rows;
+    }
+
+    /** The row of {@code path} against {@code referencePath}, or why it has no number (either run failed). */
+    private static Row rate(String operation, Workload w, String op, Map<String, Map<String, CliBench.Phase>> byPath,
+            Map<String, String> failed, String path, String reference, String referencePath, double aim,
+            String where) {
+        for (String p : List.of(path, referencePath)) {
+            if (failed.containsKey(p)) {
+                return Row.unavailable(operation, w.label(), reference, String.format(java.util.Locale.ROOT,
+                        ">= %.2fx", aim), (p.equals(S3PROXY) ? "s3proxy's run" : "the " + p + " run") + " failed: "
+                        + failed.get(p));
+            }
+        }
+        return rate(operation, w, byPath.get(path).get(op), reference, byPath.get(referencePath).get(op), aim, where,
+                path);
     }
 
     private static Row rate(String operation, Workload w, CliBench.Phase p, String reference, CliBench.Phase ref,
@@ -174,7 +191,7 @@ final class RealPathRows {
                 .max((a, b) -> Long.compare(a.size(), b.size())).orElseThrow();
         String op = wireOperation();
         Map<String, Map<String, CliBench.Phase>> m = measured.get(largest);
-        if (m == null) {
+        if (m == null || !m.containsKey("http")) {
             return Row.unavailable(op, largest.label(), "iperf3 1 stream, loopback", "none", "its workload failed");
         }
         double mbps = m.get("http").get("GET").bytesPerSecond() / 1e6;
