@@ -101,7 +101,9 @@ final class TableOutput {
         bars.setSeriesPaint(0, new Color(0x2b6cb0));
         bars.setSeriesPaint(1, new Color(0xdd6b20));
         bars.setItemMargin(0.0);
-        ChartUtils.saveChartAsPNG(file.toFile(), chart, 1200, 140 + 34 * rows.size());
+        // room for the real-path and component labels, which are long, without "..." cutting off what a row is
+        plot.getDomainAxis().setMaximumCategoryLabelWidthRatio(0.45f);
+        ChartUtils.saveChartAsPNG(file.toFile(), chart, 1500, 140 + 34 * rows.size());
     }
 
     private static void line(StringBuilder b, String[] cells, int[] width) {
