@@ -79,7 +79,7 @@ final class RealPathRows {
         try (DistributionServer gateway = attached == null || attached.isBlank()
                 ? DistributionServer.start(repository, dir, fsync)
                 : DistributionServer.attach(DistributionServer.prepare(repository, dir), URI.create(attached),
-                        System.getenv("OBJRDMA_S3_ACCESS_KEY"), System.getenv("OBJRDMA_S3_SECRET_KEY"),
+                        requireEnv("OBJRDMA_S3_ACCESS_KEY"), requireEnv("OBJRDMA_S3_SECRET_KEY"),
                         pidFromEnvironment());
                 Proxy proxy = Proxy.start(dir)) {
             try (S3Client s3 = gateway.adminClient()) {
@@ -236,7 +236,24 @@ final class RealPathRows {
 
     private static Long pidFromEnvironment() {
         String pid = System.getenv("OBJRDMA_SERVER_PID");
-        return pid == null || pid.isBlank() ? null : Long.valueOf(pid.trim());
+        if (pid == null || pid.isBlank()) {
+            return null;
+        }
+        try {
+            return Long.valueOf(pid.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("OBJRDMA_SERVER_PID must be the pid of the distribution's Karaf JVM,"
+                    + " was '" + pid + "'");
+        }
+    }
+
+    private static String requireEnv(String name) {
+        String v = System.getenv(name);
+        if (v == null || v.isBlank()) {
+            throw new IllegalArgumentException(name + " must be set together with OBJRDMA_S3_ENDPOINT (as ./run.sh"
+                    + " prints them)");
+        }
+        return v;
     }
 
     /** gaul/s3proxy 4.1.0 in a JVM of its own; stops when its standard input is closed. */
