@@ -13,7 +13,9 @@ import java.util.List;
  * {@code ./bench.sh}: every benchmark of the project in one table, each row next to a reference measured in the
  * same run, with its aim. Arguments: {@code --quick} (each benchmark once, briefly: proves every row still
  * produces a number; exits 1 if one has none), {@code --out DIR} (default {@code benchmarks/target/bench}),
- * {@code --softverbs LIB} (the software verbs device, {@code objrdma.softverbs.library}).
+ * {@code --softverbs LIB} (the software verbs device, {@code objrdma.softverbs.library}), {@code --root DIR} (the
+ * repository: its built distribution is what the real-path rows start), {@code --only REGEX} (only the sections
+ * whose name matches, e.g. {@code real path}: for working on one section; the table then has only its rows).
  * Writes {@code table.txt}, {@code table.md}, {@code table.csv} and {@code table.png} into the output directory.
  */
 public final class BenchTable {
@@ -33,13 +35,17 @@ public final class BenchTable {
         boolean quick = false;
         Path out = Path.of("benchmarks/target/bench");
         String softverbs = null;
+        Path root = Path.of(".");
+        java.util.regex.Pattern only = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--quick" -> quick = true;
                 case "--out" -> out = Path.of(args[++i]);
                 case "--softverbs" -> softverbs = args[++i];
+                case "--root" -> root = Path.of(args[++i]);
+                case "--only" -> only = java.util.regex.Pattern.compile(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]
-                        + " (--quick, --out DIR, --softverbs LIB)");
+                        + " (--quick, --out DIR, --softverbs LIB, --root REPOSITORY, --only SECTION_REGEX)");
             }
         }
         Files.createDirectories(out);
@@ -54,7 +60,10 @@ public final class BenchTable {
         String verbsMissing = softverbs == null || !Files.isReadable(Path.of(softverbs))
                 ? "the software verbs device library " + softverbs + " is missing (built by the objrdma-verbs module)"
                 : null;
+        Path repository = root.toAbsolutePath().normalize();
         List<Named> sections = List.of(
+                new Named("real path (distribution, own-JVM clients)", RealPathRows.placeholders(q, "not measured"),
+                        () -> RealPathRows.measure(q, repository, dir)),
                 new Named("tcp transport", List.of(
                         na("TCP transport WRITE", "64 MiB", "iperf3 1 stream", ">= 0.95x"),
                         na("TCP transport READ", "64 MiB", "iperf3 1 stream", ">= 0.95x"),
@@ -88,6 +97,9 @@ public final class BenchTable {
         Instant started = Instant.now();
         List<Row> rows = new ArrayList<>();
         for (Named s : sections) {
+            if (only != null && !only.matcher(s.name()).find()) {
+                continue;
+            }
             long t0 = System.nanoTime();
             System.out.println("bench: " + s.name() + " ...");
             try {
@@ -134,7 +146,7 @@ public final class BenchTable {
         List<Row> rows = new ArrayList<>();
         for (String w : List.of("PUT 4 KiB", "GET 4 KiB", "PUT 64 MiB", "GET 64 MiB")) {
             String[] p = w.split(" ", 2);
-            rows.add(na("S3 " + p[0] + " plain HTTP", p[1], "gaul/s3proxy 4.1.0 (fs backend)", ">= 1.00x"));
+            rows.add(na(S3Rows.COMPONENT + "S3 " + p[0] + " plain HTTP", p[1], "gaul/s3proxy 4.1.0 (fs backend)", ">= 1.00x"));
         }
         return rows;
     }
@@ -144,7 +156,7 @@ public final class BenchTable {
         for (String protocol : List.of("hipobj-rc-v2", "cuObject")) {
             for (String size : List.of("4 KiB", "64 MiB")) {
                 for (String op : List.of("GET", "PUT")) {
-                    rows.add(na("S3 " + op + " over RDMA, " + protocol, size, "plain HTTP, same gateway",
+                    rows.add(na(S3Rows.COMPONENT + "S3 " + op + " over RDMA, " + protocol, size, "plain HTTP, same gateway",
                             size.equals("4 KiB") ? ">= 0.50x" : ">= 1.00x"));
                 }
             }
@@ -155,8 +167,8 @@ public final class BenchTable {
     private static List<Row> facadePlaceholders() {
         List<Row> rows = new ArrayList<>();
         for (String size : List.of("4 KiB", "64 MiB")) {
-            rows.add(na("cuObject facade GET (sync)", size, "raw WRITE, same transports", ">= 0.90x"));
-            rows.add(na("cuObject facade PUT (sync)", size, "raw READ, same transports", ">= 0.90x"));
+            rows.add(na(S3Rows.COMPONENT + "cuObject facade GET (sync)", size, "raw WRITE, same transports", ">= 0.90x"));
+            rows.add(na(S3Rows.COMPONENT + "cuObject facade PUT (sync)", size, "raw READ, same transports", ">= 0.90x"));
         }
         return rows;
     }

@@ -46,4 +46,49 @@ final class ChildProcess {
         }
         return out;
     }
+
+    /**
+     * Runs {@code pb} to its end (at most 3 minutes), standard output and error together, whatever its exit code;
+     * returns the lines with {@link #redacted} applied. Nothing is logged: the caller decides what is shown.
+     */
+    static List<String> runAllowingFailure(ProcessBuilder pb) throws IOException, InterruptedException {
+        Process p = pb.redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        List<String> out = new ArrayList<>();
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = r.readLine()) != null; ) {
+                out.add(redacted(line));
+            }
+        }
+        if (!p.waitFor(3, TimeUnit.MINUTES)) {
+            p.destroyForcibly();
+            throw new IOException(pb.command() + " did not end within 3 minutes");
+        }
+        return out;
+    }
+
+    /** Copies {@code p}'s standard output (and error) to {@code log}, {@link #redacted}, on a daemon thread. */
+    static void pipeRedacted(Process p, Path log) {
+        Thread t = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+                    var w = java.nio.file.Files.newBufferedWriter(log, StandardCharsets.UTF_8,
+                            java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND)) {
+                for (String line; (line = r.readLine()) != null; ) {
+                    w.write(redacted(line));
+                    w.newLine();
+                    w.flush();
+                }
+            } catch (IOException e) {
+                // the process ended or the log cannot be written: the log only explains failures
+            }
+        }, "log " + log.getFileName());
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** run.sh prints the S3 secret key and, on a fresh home, the Karaf admin password: never into a log. */
+    static String redacted(String line) {
+        return line.contains("secret key") || line.contains("password") || line.contains("SECRET")
+                ? "(a line holding a secret, not kept by the benchmark)" : line;
+    }
 }

@@ -69,9 +69,9 @@ final class ComponentRows {
         List<Row> rows = new ArrayList<>();
         for (String size : List.of("4096", "67108864")) {
             String label = size.equals("4096") ? "4 KiB" : "64 MiB";
-            rows.add(Row.rate("cuObject facade GET (sync)", label, r.score("facadeGet", "size", size), "ops/s",
+            rows.add(Row.rate(S3Rows.COMPONENT + "cuObject facade GET (sync)", label, r.score("facadeGet", "size", size), "ops/s",
                     "raw WRITE, same transports", r.score("rawWrite", "size", size), 0.9, ""));
-            rows.add(Row.rate("cuObject facade PUT (sync)", label, r.score("facadePut", "size", size), "ops/s",
+            rows.add(Row.rate(S3Rows.COMPONENT + "cuObject facade PUT (sync)", label, r.score("facadePut", "size", size), "ops/s",
                     "raw READ, same transports", r.score("rawRead", "size", size), 0.9, ""));
         }
         return rows;

@@ -13,15 +13,17 @@ import java.util.Map;
 import org.objrdma.benchmarks.S3Bench;
 
 /**
- * The S3 gateway: over plain HTTP against gaul/s3proxy in the same run ({@link S3Bench}, AWS SDK for both), and
- * over its RDMA paths (hipobj-rc-v2 and cuObject, both on the TCP transport) against plain HTTP through the same
- * gateway (the s3 module's {@code RoutesBench rdma}). The gateway for the first is the s3 module's
- * {@code RoutesBench serve} (fs store, fsync on, behind the JDK HTTP server) in a JVM of its own, or a running
- * distribution when {@code OBJRDMA_S3_ENDPOINT} (with {@code OBJRDMA_S3_ACCESS_KEY} and
- * {@code OBJRDMA_S3_SECRET_KEY}) is set.
+ * The S3 gateway as components ({@link #COMPONENT}): over plain HTTP against gaul/s3proxy in the same run
+ * ({@link S3Bench}, AWS SDK for both, the client in the table's JVM, s3proxy too), and over its RDMA paths
+ * (hipobj-rc-v2 and cuObject, both on the TCP transport) against plain HTTP through the same gateway (the s3 module's
+ * {@code RoutesBench rdma}, the RDMA control requests handed to the protocol layer in-process). The gateway for the
+ * first is the s3 module's {@code RoutesBench serve} (fs store, fsync on, behind the JDK HTTP server, not Pax Web) in
+ * a JVM of its own. What a user meets is measured by {@link RealPathRows}.
  */
 final class S3Rows {
     private static final String ROUTES = "org.objrdma.s3.RoutesBench";
+    /** How the table labels rows that are not the real distribution over real sockets. */
+    static final String COMPONENT = "component (in-process): ";
 
     private S3Rows() {
     }
@@ -29,37 +31,29 @@ final class S3Rows {
     static List<Row> plainHttp(boolean quick, Path out) throws Exception {
         S3Bench.Settings settings = quick ? new S3Bench.Settings(1, 1, 4, 100, 1, true)
                 : new S3Bench.Settings(3, 1, 8, 1000, 2, true);
-        String env = System.getenv("OBJRDMA_S3_ENDPOINT");
         Map<String, S3Bench.Figures> figures;
-        String where;
-        if (env != null && !env.isBlank()) {
-            where = "distribution at " + env;
-            figures = S3Bench.run(settings, URI.create(env), System.getenv("OBJRDMA_S3_ACCESS_KEY"),
-                    System.getenv("OBJRDMA_S3_SECRET_KEY"), false);
-        } else {
-            where = "in-process gateway, JDK HTTP server front";
-            Process server = new ProcessBuilder(ChildProcess.javaCommand(ROUTES, "serve",
-                    out.resolve("gateway-store").toString()))
-                    .redirectError(ProcessBuilder.Redirect.appendTo(out.resolve("gateway.log").toFile())).start();
-            try {
-                BufferedReader r = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
-                String line = r.readLine();
-                if (line == null || !line.startsWith("endpoint ")) {
-                    throw new IOException("the gateway did not start: " + line + ", see " + out.resolve("gateway.log"));
-                }
-                String[] p = line.split(" ");
-                figures = S3Bench.run(settings, URI.create(p[1]), p[2], p[3], false);
-            } finally {
-                server.getOutputStream().close(); // ends RoutesBench serve
-                if (!server.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
-                    server.destroyForcibly();
-                }
+        String where = "in-process gateway, JDK HTTP server front";
+        Process server = new ProcessBuilder(ChildProcess.javaCommand(ROUTES, "serve",
+                out.resolve("gateway-store").toString()))
+                .redirectError(ProcessBuilder.Redirect.appendTo(out.resolve("gateway.log").toFile())).start();
+        try {
+            BufferedReader r = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
+            String line = r.readLine();
+            if (line == null || !line.startsWith("endpoint ")) {
+                throw new IOException("the gateway did not start: " + line + ", see " + out.resolve("gateway.log"));
+            }
+            String[] p = line.split(" ");
+            figures = S3Bench.run(settings, URI.create(p[1]), p[2], p[3], false);
+        } finally {
+            server.getOutputStream().close(); // ends RoutesBench serve
+            if (!server.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                server.destroyForcibly();
             }
         }
         List<Row> rows = new ArrayList<>();
         figures.forEach((workload, f) -> {
             String[] w = workload.split(" ", 2); // "PUT 4 KiB"
-            rows.add(new Row("S3 " + w[0] + " plain HTTP (" + (w[1].equals("4 KiB") ? settings.threads() + " clients" : "1 client")
+            rows.add(new Row(COMPONENT + "S3 " + w[0] + " plain HTTP (" + (w[1].equals("4 KiB") ? settings.threads() + " clients" : "1 client")
                     + ")", w[1], f.gateway(), f.unit(), "gaul/s3proxy 4.1.0 (fs backend)", f.s3proxy(), f.unit(), f.ratio(),
                     new Row.Aim(1.0, ">= 1.00x"), where));
         });
@@ -85,7 +79,7 @@ final class S3Rows {
                     Double v = m.get(key);
                     Double http = m.get("http." + op + "." + size);
                     String label = size.equals("4k") ? "4 KiB" : "64 MiB";
-                    String operation = "S3 " + op.toUpperCase(java.util.Locale.ROOT) + " over RDMA, " + name;
+                    String operation = COMPONENT + "S3 " + op.toUpperCase(java.util.Locale.ROOT) + " over RDMA, " + name;
                     if (v == null || http == null) {
                         rows.add(Row.unavailable(operation, label, "plain HTTP, same gateway", ">= 1.00x",
                                 "RoutesBench printed no " + key));

@@ -18,7 +18,8 @@ import org.jfree.data.category.DefaultCategoryDataset;
 
 /** The table three ways: aligned text (stdout and a file, also Markdown for the README), CSV, and a PNG of ratio against aim. */
 final class TableOutput {
-    private static final String[] HEADER = {"operation", "size", "result", "reference (same run)", "ratio", "aim", "met?"};
+    private static final String[] HEADER = {"operation", "size", "result", "reference (same run)", "ratio", "aim", "met?",
+        "server CPU s/GiB (reference)"};
 
     private TableOutput() {
     }
@@ -30,9 +31,18 @@ final class TableOutput {
                     r.measured() ? num(r.result()) + " " + r.unit() : r.note(),
                     r.reference() + (r.measured() ? ": " + num(r.referenceValue()) + " " + r.referenceUnit() : ""),
                     r.measured() ? String.format(Locale.ROOT, "%.2fx", r.ratio()) : "n/a",
-                    r.aim().text(), r.met()});
+                    r.aim().text(), r.met(), cpu(r)});
         }
         return out;
+    }
+
+    /** "0.412 (0.600), least" : the row's server CPU per GiB, its reference's, and whether its path cost least. */
+    static String cpu(Row r) {
+        if (Double.isNaN(r.cpuPerGiB())) {
+            return "";
+        }
+        return num(r.cpuPerGiB()) + (Double.isNaN(r.referenceCpuPerGiB()) ? "" : " (" + num(r.referenceCpuPerGiB()) + ")")
+                + (r.leastCpu() ? ", least" : "");
     }
 
     static String text(List<Row> rows) {
@@ -63,11 +73,13 @@ final class TableOutput {
 
     static void csv(List<Row> rows, Path file) throws IOException {
         List<String> lines = new ArrayList<>();
-        lines.add("operation,size,result,unit,reference,reference_value,reference_unit,ratio,aim_min_ratio,aim,met,note");
+        lines.add("operation,size,result,unit,reference,reference_value,reference_unit,ratio,aim_min_ratio,aim,met,note,"
+                + "server_cpu_s_per_gib,reference_server_cpu_s_per_gib,least_server_cpu");
         for (Row r : rows) {
             lines.add(String.join(",", q(r.operation()), q(r.size()), num(r.result()), q(r.unit()), q(r.reference()),
                     num(r.referenceValue()), q(r.referenceUnit()), num(r.ratio()), num(r.aim().minRatio()),
-                    q(r.aim().text()), r.met(), q(r.note())));
+                    q(r.aim().text()), r.met(), q(r.note()), num(r.cpuPerGiB()), num(r.referenceCpuPerGiB()),
+                    r.leastCpu() ? "yes" : "no"));
         }
         Files.write(file, lines, StandardCharsets.UTF_8);
     }
@@ -89,7 +101,9 @@ final class TableOutput {
         bars.setSeriesPaint(0, new Color(0x2b6cb0));
         bars.setSeriesPaint(1, new Color(0xdd6b20));
         bars.setItemMargin(0.0);
-        ChartUtils.saveChartAsPNG(file.toFile(), chart, 1200, 140 + 34 * rows.size());
+        // room for the real-path and component labels, which are long, without "..." cutting off what a row is
+        plot.getDomainAxis().setMaximumCategoryLabelWidthRatio(0.45f);
+        ChartUtils.saveChartAsPNG(file.toFile(), chart, 1500, 140 + 34 * rows.size());
     }
 
     private static void line(StringBuilder b, String[] cells, int[] width) {

@@ -71,6 +71,12 @@ class ArgumentsTest {
         Run badChunk = run(env(), "put", "--chunk-size", "12", "x", "s3://b/k");
         assertEquals(ExitCodes.USAGE, badChunk.code());
 
+        for (String clients : new String[] {"0", "65"}) {
+            Run badClients = run(env(), "bench", "s3://b/k", "--clients", clients, "--endpoint-url", "http://127.0.0.1:9");
+            assertEquals(ExitCodes.USAGE, badClients.code(), badClients.err());
+            assertTrue(badClients.err().startsWith("objrdma: --clients must be 1..64, was " + clients), badClients.err());
+        }
+
         Run unknown = run(env(), "frobnicate");
         assertEquals(ExitCodes.USAGE, unknown.code());
         Run help = run(env(), "--help");

@@ -149,6 +149,31 @@ class CliEndToEndTest {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {"cuobj", "rc", "http"})
+    void benchRunsConcurrentClientsEachOnItsOwnObjectAndMarksTheTimedPhases(String protocol) throws Exception {
+        Run bench = run("bench", "s3://bkt/many", "--size", "64KiB", "--count", "4", "--clients", "3", "--marks",
+                "--protocol", protocol);
+        assertEquals(0, bench.code(), bench.err());
+        List<String> lines = bench.out().lines().toList();
+        assertEquals(4, lines.size(), bench.out());
+        assertEquals("begin PUT", lines.get(0));
+        assertTrue(lines.get(1).matches("PUT 65536 B x 4 by 3 clients over " + protocol + ": [0-9.]+ ops/s, .*"),
+                bench.out());
+        assertEquals("begin GET", lines.get(2));
+        assertTrue(lines.get(3).matches("GET 65536 B x 4 by 3 clients over " + protocol + ": [0-9.]+ ops/s, .*"),
+                bench.out());
+        java.util.Set<String> contents = new java.util.HashSet<>();
+        for (int c = 1; c <= 3; c++) {
+            byte[] stored = stored("many.c" + c);
+            assertEquals(65536, stored.length);
+            contents.add(sha256(stored));
+        }
+        assertEquals(3, contents.size(), "each client wrote an object of its own");
+        assertEquals(List.of(), plain.listObjectsV2(l -> l.bucket("bkt").prefix("many")).contents().stream()
+                .map(o -> o.key()).filter(k -> !k.matches("many\\.c[123]")).toList());
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"cuobj", "rc"})
     void wrongSecretAndMissingObjectAreClearFailures(String protocol) throws Exception {
         Path src = file("w", 4096, 1);
