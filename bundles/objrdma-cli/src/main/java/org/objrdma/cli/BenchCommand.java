@@ -56,7 +56,7 @@ final class BenchCommand implements Callable<Integer> {
             throw new UserError(ExitCodes.USAGE, "--op must be put, get or both, was '" + op + "'");
         }
         ClientConfig config = ClientConfig.resolve(options.flags(), main.env);
-        try (Connection c = Connection.open(config, options.protocol, options.bindAddress);
+        try (Connection c = Connection.open(config, options.protocol, options.bindAddress, options.rdmaMinBytes);
                 ClientMemory mem = c.memory(size)) {
             byte[] data = new byte[(int) Math.min(size, 1 << 20)];
             new Random(size).nextBytes(data);
