@@ -115,7 +115,9 @@ class IngestOverlapTest {
             assertEquals(md5(data), d.md5Hex());
             assertEquals(data.length, d.length());
             assertFalse(staging.writes.isEmpty());
-            assertTrue(staging.writes.stream().allMatch("objrdma-store-write"::equals), staging.writes.toString());
+            assertTrue(staging.writes.stream().allMatch("objrdma-store-write"::equals),
+                    "written by " + staging.writes.stream().distinct().toList() + " in " + staging.writes.size()
+                            + " writes");
             assertEquals(17, staging.writes.size(), "whole 256 KiB chunks, not one write per socket read");
             assertArrayEquals(data, Files.readAllBytes(p));
         }
@@ -130,7 +132,8 @@ class IngestOverlapTest {
                 Digests d = Ingest.fromStream(new ByteArrayInputStream(data), declared, Long.MAX_VALUE, Set.of(),
                         CommitVerifier.ACCEPT_ALL, staging);
                 assertEquals(md5(data), d.md5Hex());
-                assertTrue(staging.writes.stream().allMatch(me::equals), staging.writes.toString());
+                assertTrue(staging.writes.stream().allMatch(me::equals),
+                        "written by " + staging.writes.stream().distinct().toList());
             }
         }
     }
