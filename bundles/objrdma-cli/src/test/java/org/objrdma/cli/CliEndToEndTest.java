@@ -177,7 +177,7 @@ class CliEndToEndTest {
     }
 
     /**
-     * The client's threshold: by default (the SDK's crossover, 1 MiB) a 64 KiB object moves over plain HTTP, with
+     * The client's threshold: by default (the SDK's crossover, 2 MiB) a 64 KiB object moves over plain HTTP, with
      * no warning (it is the client's choice, not a decline); at --rdma-min-bytes 64KiB over the protocol asked.
      * Counted on the server (staging borrows), not timed. A threshold below 1 B is a usage error.
      */

@@ -69,7 +69,7 @@ public final class RdmaS3 implements AutoCloseable {
      * signed requests and a new connection) costs more than it saves. The measured crossover through the
      * distribution on the TCP transport; how it was measured: docs/bench/profile.md, "The crossover".
      */
-    public static final long DEFAULT_MIN_BYTES = 1L << 20;
+    public static final long DEFAULT_MIN_BYTES = 2L << 20;
 
     private final S3Client s3;
     private final Transport transport;
