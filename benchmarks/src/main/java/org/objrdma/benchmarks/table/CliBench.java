@@ -49,7 +49,10 @@ final class CliBench {
         List<String> command = List.of(home.resolve("bin/objrdma").toString(), "bench", "s3://" + bucket + "/" + key,
                 "--size", Long.toString(size), "--count", Integer.toString(count), "--clients",
                 Integer.toString(clients), "--protocol", protocol, "--marks", "--no-progress", "--endpoint-url",
-                endpoint.toString());
+                endpoint.toString(),
+                // an RDMA row measures the RDMA path at every size: the CLI's own crossover (plain HTTP below
+                // RdmaS3.DEFAULT_MIN_BYTES) would turn the small rows into plain-HTTP rows
+                "--rdma-min-bytes", "1");
         ProcessBuilder pb = new ProcessBuilder(command)
                 .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()));
         Map<String, String> env = pb.environment();

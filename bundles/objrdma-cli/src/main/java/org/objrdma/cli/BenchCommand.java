@@ -123,7 +123,7 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     private Client open(ClientConfig config, String bucket, String key) throws UserError, IOException {
-        Connection c = Connection.open(config, options.protocol, options.bindAddress);
+        Connection c = Connection.open(config, options.protocol, options.bindAddress, options.rdmaMinBytes);
         try {
             ClientMemory mem = c.memory(size);
             byte[] data = new byte[(int) Math.min(size, 1 << 20)];

@@ -1,6 +1,7 @@
 package org.objrdma.cli;
 
 import org.objrdma.client.sdk.RdmaProtocol;
+import org.objrdma.client.sdk.RdmaS3;
 import picocli.CommandLine.Option;
 
 /** The options every transfer command takes. */
@@ -35,6 +36,12 @@ final class CommonOptions {
             description = "registered buffer, and the most one request moves; larger objects go as ranged GETs or"
             + " multipart parts of this size (default: ${DEFAULT-VALUE}, at most 1GiB)")
     long chunkSize;
+
+    @Option(names = "--rdma-min-bytes", paramLabel = "SIZE", converter = SizeConverter.class,
+            description = "transfers (a PUT, a part, a ranged GET) below this go over plain HTTP without asking for"
+            + " RDMA: there plain HTTP is faster (default: ${DEFAULT-VALUE} bytes, the SDK's measured crossover;"
+            + " 1B: always ask)")
+    long rdmaMinBytes = RdmaS3.DEFAULT_MIN_BYTES;
 
     @Option(names = "--no-progress", description = "no progress bar (it is drawn only when stderr is a terminal)")
     boolean noProgress;

@@ -29,7 +29,11 @@ final class Connection implements AutoCloseable {
     private final StandaloneTcpTransport transport;
     private final Arena arena = Arena.ofShared();
 
-    private Connection(ClientConfig config, RdmaProtocol protocol, String bindAddress) throws UserError, IOException {
+    private Connection(ClientConfig config, RdmaProtocol protocol, String bindAddress, long rdmaMinBytes)
+            throws UserError, IOException {
+        if (rdmaMinBytes < 1) {
+            throw new UserError(ExitCodes.USAGE, "--rdma-min-bytes must be at least 1B, was " + rdmaMinBytes);
+        }
         // also for --protocol http: the memory is registered with it either way (one code path for the bytes)
         String bind = bindAddress != null ? bindAddress : localAddressTowards(config.endpoint().getHost());
         try {
@@ -47,11 +51,12 @@ final class Connection implements AutoCloseable {
             tls = bundle.sslContext();
         }
         s3 = b.build();
-        rdma = RdmaS3.create(s3, transport, protocol, RdmaS3.DEFAULT_TIMEOUT, tls);
+        rdma = RdmaS3.create(s3, transport, protocol, RdmaS3.DEFAULT_TIMEOUT, tls, rdmaMinBytes);
     }
 
-    static Connection open(ClientConfig config, RdmaProtocol protocol, String bindAddress) throws UserError, IOException {
-        return new Connection(config, protocol, bindAddress);
+    static Connection open(ClientConfig config, RdmaProtocol protocol, String bindAddress, long rdmaMinBytes)
+            throws UserError, IOException {
+        return new Connection(config, protocol, bindAddress, rdmaMinBytes);
     }
 
     /** Registered memory of {@code size} bytes (at least one page), closed with this connection. */

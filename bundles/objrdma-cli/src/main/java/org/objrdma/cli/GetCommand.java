@@ -23,7 +23,7 @@ final class GetCommand implements Callable<Integer> {
         S3Uri from = S3Uri.parse(source);
         FileTransfers.checkChunk(options.chunkSize);
         ClientConfig config = ClientConfig.resolve(options.flags(), main.env);
-        try (Connection c = Connection.open(config, options.protocol, options.bindAddress)) {
+        try (Connection c = Connection.open(config, options.protocol, options.bindAddress, options.rdmaMinBytes)) {
             FileTransfers.Outcome o = FileTransfers.get(c, from, target, options.chunkSize,
                     size -> new Progress(main.err, !options.noProgress && Progress.terminal(), size));
             Summary.print(main, options, "download: " + from + " to " + target, o);

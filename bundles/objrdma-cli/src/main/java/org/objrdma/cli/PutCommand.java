@@ -27,7 +27,7 @@ final class PutCommand implements Callable<Integer> {
             throw new UserError(ExitCodes.LOCAL_IO, "cannot read " + source + " (no such file, or not readable)");
         }
         ClientConfig config = ClientConfig.resolve(options.flags(), main.env);
-        try (Connection c = Connection.open(config, options.protocol, options.bindAddress)) {
+        try (Connection c = Connection.open(config, options.protocol, options.bindAddress, options.rdmaMinBytes)) {
             FileTransfers.Outcome o = FileTransfers.put(c, source, to, options.chunkSize,
                     new Progress(main.err, !options.noProgress && Progress.terminal(), Files.size(source)));
             Summary.print(main, options, "upload: " + source + " to " + to, o);

@@ -88,7 +88,9 @@ class LauncherIT {
             assertTrue(get.out().contains(data.length + " bytes in"), get.out());
             assertEquals(CliEndToEndTest.sha256(data), CliEndToEndTest.sha256(Files.readAllBytes(back)));
         }
-        Run bench = objrdma("bench", "s3://bkt/b", "--size", "4KiB", "--count", "5", "--protocol", "rc");
+        // 4 KiB is below the default --rdma-min-bytes (plain HTTP there): 1 makes the bench ask for RDMA
+        Run bench = objrdma("bench", "s3://bkt/b", "--size", "4KiB", "--count", "5", "--protocol", "rc",
+                "--rdma-min-bytes", "1");
         assertEquals(0, bench.code(), bench.err());
         assertTrue(bench.out().contains("GET 4096 B x 5 over rc"), bench.out());
 

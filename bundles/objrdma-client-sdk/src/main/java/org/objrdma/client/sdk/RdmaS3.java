@@ -63,17 +63,31 @@ public final class RdmaS3 implements AutoCloseable {
     /** What bounds each RC step unless a caller says otherwise. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
 
+    /**
+     * The client's {@code rdma.min.bytes}: a transfer of fewer bytes goes over plain HTTP without asking for RDMA,
+     * because below it the RDMA path (a token, a staging lease and a one-sided WRITE; for hipobj-rc-v2 two more
+     * signed requests and a new connection) costs more than it saves. The measured crossover through the
+     * distribution on the TCP transport; how it was measured: docs/bench/profile.md, "The crossover".
+     */
+    public static final long DEFAULT_MIN_BYTES = 2L << 20;
+
     private final S3Client s3;
     private final Transport transport;
     private final RdmaProtocol protocol;
     private final Duration timeout;
+    private final long minBytes;
     private final RcClient rc;
     private CuObjAgent agent;
     private RcRoutes routes;
     /** The TLS context of the RC routes' requests to an https gateway; null: the JDK's default trust. */
     private final SSLContext tls;
 
-    private RdmaS3(S3Client s3, Transport transport, RdmaProtocol protocol, Duration timeout, SSLContext tls) {
+    private RdmaS3(S3Client s3, Transport transport, RdmaProtocol protocol, Duration timeout, SSLContext tls,
+            long minBytes) {
+        if (minBytes < 1) {
+            throw new IllegalArgumentException("rdma.min.bytes must be at least 1, was " + minBytes);
+        }
+        this.minBytes = minBytes;
         this.tls = tls;
         this.s3 = Objects.requireNonNull(s3, "s3");
         this.transport = transport;
@@ -92,7 +106,7 @@ public final class RdmaS3 implements AutoCloseable {
 
     /** As {@link #create(S3Client, Transport, RdmaProtocol)}; {@code timeout} bounds each RC step. */
     public static RdmaS3 create(S3Client s3, Transport transport, RdmaProtocol protocol, Duration timeout) {
-        return new RdmaS3(s3, transport, protocol, timeout, null);
+        return new RdmaS3(s3, transport, protocol, timeout, null, DEFAULT_MIN_BYTES);
     }
 
     /**
@@ -103,7 +117,21 @@ public final class RdmaS3 implements AutoCloseable {
      */
     public static RdmaS3 create(S3Client s3, Transport transport, RdmaProtocol protocol, Duration timeout,
             SSLContext tls) {
-        return new RdmaS3(s3, transport, protocol, timeout, tls);
+        return new RdmaS3(s3, transport, protocol, timeout, tls, DEFAULT_MIN_BYTES);
+    }
+
+    /**
+     * As {@link #create(S3Client, Transport, RdmaProtocol, Duration, SSLContext)} with the client's
+     * {@code rdma.min.bytes}: transfers of fewer bytes go over plain HTTP (1: every non-empty transfer asks for
+     * RDMA). A GET whose size is unknown before it is sent (cuObject, no closed range) goes over HTTP only when the
+     * memory after the offset is below it (the object cannot be larger); else it asks, and the gateway's own
+     * {@code rdma.min.bytes} may still decline it.
+     *
+     * @throws IllegalArgumentException {@code minBytes < 1}
+     */
+    public static RdmaS3 create(S3Client s3, Transport transport, RdmaProtocol protocol, Duration timeout,
+            SSLContext tls, long minBytes) {
+        return new RdmaS3(s3, transport, protocol, timeout, tls, minBytes);
     }
 
     public S3Client s3() {
@@ -112,6 +140,19 @@ public final class RdmaS3 implements AutoCloseable {
 
     public RdmaProtocol protocol() {
         return protocol;
+    }
+
+    /** Transfers below this many bytes go over plain HTTP (see {@link #DEFAULT_MIN_BYTES}). */
+    public long minBytes() {
+        return minBytes;
+    }
+
+    /**
+     * True when a span of {@code bytes} goes over HTTP by this client's choice (not a decline: the result's
+     * {@code declineReason} stays null, its path says HTTP).
+     */
+    private boolean belowMin(long bytes) {
+        return bytes > 0 && bytes < minBytes;
     }
 
     // ------------------------------------------------------------------ GET
@@ -145,6 +186,9 @@ public final class RdmaS3 implements AutoCloseable {
         }
         if (span == 0) {
             return httpGet(request, memory, memoryOffset, "an empty range moves nothing over RDMA");
+        }
+        if (belowMin(span)) {
+            return httpGet(request, memory, memoryOffset, null);
         }
         boolean ranged = range != null || span > MAX_REQUEST;
         GetObjectResponse[] last = new GetObjectResponse[1];
@@ -190,6 +234,8 @@ public final class RdmaS3 implements AutoCloseable {
         if (range != null && range[1] >= 0) {
             start = range[0];
             length = range[1] - range[0];
+        } else if (belowMin(memory.size() - memoryOffset)) {
+            return httpGet(request, memory, memoryOffset, null); // the object cannot be larger than the memory
         } else { // PREPARE names the exact size: learn it first
             HeadObjectResponse head = s3.headObject(h -> h.bucket(request.bucket()).key(request.key())
                     .versionId(request.versionId()).partNumber(request.partNumber()));
@@ -204,6 +250,9 @@ public final class RdmaS3 implements AutoCloseable {
         }
         if (length == 0) {
             return httpGet(request, memory, memoryOffset, "an empty object moves nothing over RDMA");
+        }
+        if (belowMin(length)) {
+            return httpGet(request, memory, memoryOffset, null);
         }
         // a part GET over RC: the gateway serves it (a store without part boundaries answers 501: then over HTTP)
         String target = target(request.bucket(), request.key(), null, 0)
@@ -240,7 +289,8 @@ public final class RdmaS3 implements AutoCloseable {
     public RdmaResult<PutObjectResponse> putObject(PutObjectRequest request, ClientMemory memory, long memoryOffset,
             long size) {
         checkMemory(memory, memoryOffset, size);
-        return switch (protocol) {
+        RdmaProtocol path = belowMin(size) ? RdmaProtocol.HTTP : protocol;
+        return switch (path) {
             case HTTP -> new RdmaResult<>(httpPut(request, memory, memoryOffset, size), size, RdmaProtocol.HTTP, null);
             case CUOBJ -> {
                 Declinable<PutObjectResponse> r = cuObjPut(memory, memoryOffset, size, header -> s3.putObject(
@@ -266,7 +316,8 @@ public final class RdmaS3 implements AutoCloseable {
     public RdmaResult<UploadPartResponse> uploadPart(UploadPartRequest request, ClientMemory memory, long memoryOffset,
             long size) {
         checkMemory(memory, memoryOffset, size);
-        return switch (protocol) {
+        RdmaProtocol path = belowMin(size) ? RdmaProtocol.HTTP : protocol;
+        return switch (path) {
             case HTTP -> new RdmaResult<>(httpPart(request, memory, memoryOffset, size), size, RdmaProtocol.HTTP, null);
             case CUOBJ -> {
                 Declinable<UploadPartResponse> r = cuObjPut(memory, memoryOffset, size, header -> s3.uploadPart(

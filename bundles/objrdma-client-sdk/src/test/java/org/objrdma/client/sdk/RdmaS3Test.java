@@ -2,6 +2,7 @@ package org.objrdma.client.sdk;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -70,6 +71,11 @@ class RdmaS3Test {
         arena.close();
     }
 
+    /** These tests exercise the RDMA path at every size: the client's own threshold off (1). */
+    private RdmaS3 rdma(S3Client client, RdmaProtocol protocol) {
+        return RdmaS3.create(client, transport, protocol, RdmaS3.DEFAULT_TIMEOUT, null, 1);
+    }
+
     private ClientMemory memory(long size) throws Exception {
         return ClientMemory.register(transport, arena.allocate(Math.max(1, size), 4096));
     }
@@ -100,7 +106,7 @@ class RdmaS3Test {
             boolean declined = protocol == RdmaProtocol.CUOBJ && size < MIN_BYTES;
             byte[] data = random(size, size);
             String key = "obj-" + size;
-            try (RdmaS3 rdma = RdmaS3.create(s3, transport, protocol); ClientMemory out = memory(size);
+            try (RdmaS3 rdma = rdma(s3, protocol); ClientMemory out = memory(size);
                     ClientMemory in = memory(size)) {
                 fill(out, data);
                 RdmaResult<PutObjectResponse> put = rdma.putObject(
@@ -126,7 +132,7 @@ class RdmaS3Test {
     void rangedGetLandsAtTheMemoryOffset(RdmaProtocol protocol) throws Exception {
         byte[] data = random(1 << 20, 7);
         s3.putObject(b -> b.bucket("bkt").key("r"), RequestBody.fromBytes(data));
-        try (RdmaS3 rdma = RdmaS3.create(s3, transport, protocol); ClientMemory in = memory(1 << 20)) {
+        try (RdmaS3 rdma = rdma(s3, protocol); ClientMemory in = memory(1 << 20)) {
             RdmaResult<GetObjectResponse> r = rdma.getObject(
                     GetObjectRequest.builder().bucket("bkt").key("r").range("bytes=1000-300999").build(), in, 4096);
             assertEquals(protocol, r.path());
@@ -147,7 +153,7 @@ class RdmaS3Test {
         int part = 5 << 20; // the store's smallest part but the last
         byte[] data = random(part + 1000, 11);
         String id = s3.createMultipartUpload(b -> b.bucket("bkt").key("mp")).uploadId();
-        try (RdmaS3 rdma = RdmaS3.create(s3, transport, protocol); ClientMemory out = memory(data.length)) {
+        try (RdmaS3 rdma = rdma(s3, protocol); ClientMemory out = memory(data.length)) {
             fill(out, data);
             RdmaResult<UploadPartResponse> p1 = rdma.uploadPart(UploadPartRequest.builder().bucket("bkt").key("mp")
                     .uploadId(id).partNumber(1).build(), out, 0, part);
@@ -167,7 +173,7 @@ class RdmaS3Test {
     void partNumberGet(RdmaProtocol protocol) throws Exception {
         byte[] data = random(4096, 3);
         s3.putObject(b -> b.bucket("bkt").key("p"), RequestBody.fromBytes(data));
-        try (RdmaS3 rdma = RdmaS3.create(s3, transport, protocol); ClientMemory in = memory(4096)) {
+        try (RdmaS3 rdma = rdma(s3, protocol); ClientMemory in = memory(4096)) {
             RdmaResult<GetObjectResponse> r = rdma.getObject(
                     GetObjectRequest.builder().bucket("bkt").key("p").partNumber(1).build(), in, 0);
             // both protocols serve a part GET (RC since the gateway's GetPart over hipobj-rc-v2)
@@ -180,7 +186,7 @@ class RdmaS3Test {
     @org.junit.jupiter.api.Test
     void cuObjectDeclineBelowTheThresholdFallsBackToHttpBothWays() throws Exception {
         byte[] data = random((int) MIN_BYTES - 1, 5);
-        try (RdmaS3 rdma = RdmaS3.create(s3, transport, RdmaProtocol.CUOBJ); ClientMemory mem = memory(4096)) {
+        try (RdmaS3 rdma = rdma(s3, RdmaProtocol.CUOBJ); ClientMemory mem = memory(4096)) {
             fill(mem, data);
             RdmaResult<PutObjectResponse> put = rdma.putObject(
                     PutObjectRequest.builder().bucket("bkt").key("small").build(), mem, 0, data.length);
@@ -208,7 +214,7 @@ class RdmaS3Test {
                 .withDeclinedPut(RdmaSettings.DeclinedPut.STATUS_200));
         s3 = gw.client(GatewayOnSocket.AK, GatewayOnSocket.SECRET);
         byte[] data = random((int) MIN_BYTES - 1, 6);
-        try (RdmaS3 rdma = RdmaS3.create(s3, transport, RdmaProtocol.CUOBJ); ClientMemory mem = memory(4096)) {
+        try (RdmaS3 rdma = rdma(s3, RdmaProtocol.CUOBJ); ClientMemory mem = memory(4096)) {
             fill(mem, data);
             RdmaResult<PutObjectResponse> put = rdma.putObject(
                     PutObjectRequest.builder().bucket("bkt").key("small200").build(), mem, 0, data.length);
@@ -230,7 +236,7 @@ class RdmaS3Test {
     @EnumSource(value = RdmaProtocol.class, names = {"CUOBJ", "RC"})
     void wrongSecretIsRefusedAndStoresNothing(RdmaProtocol protocol) throws Exception {
         try (S3Client wrong = gw.client(GatewayOnSocket.AK, "not-the-secret-0000000000000000000000000");
-                RdmaS3 rdma = RdmaS3.create(wrong, transport, protocol); ClientMemory mem = memory(4096)) {
+                RdmaS3 rdma = rdma(wrong, protocol); ClientMemory mem = memory(4096)) {
             RuntimeException e = assertThrows(RuntimeException.class, () -> rdma.putObject(
                     PutObjectRequest.builder().bucket("bkt").key("nope").build(), mem, 0, 4096));
             int status = e instanceof S3Exception s ? s.statusCode() : ((RdmaS3Exception) e).status();
@@ -243,7 +249,7 @@ class RdmaS3Test {
 
     @org.junit.jupiter.api.Test
     void badArgumentsAreRefusedBeforeAnythingIsSent() throws Exception {
-        try (RdmaS3 rdma = RdmaS3.create(s3, transport, RdmaProtocol.CUOBJ); ClientMemory mem = memory(4096)) {
+        try (RdmaS3 rdma = rdma(s3, RdmaProtocol.CUOBJ); ClientMemory mem = memory(4096)) {
             assertThrows(IllegalArgumentException.class, () -> rdma.putObject(
                     PutObjectRequest.builder().bucket("bkt").key("x").build(), mem, 1, 4096));
             assertThrows(IllegalArgumentException.class, () -> rdma.getObject(
@@ -252,5 +258,55 @@ class RdmaS3Test {
                     GetObjectRequest.builder().bucket("bkt").key("x").range("bytes=0-8191").build(), mem, 0));
         }
         assertNull(s3.listObjectsV2(b -> b.bucket("bkt")).contents().stream().findAny().orElse(null));
+    }
+
+    /**
+     * The client's rdma.min.bytes: below it the bytes go plain HTTP without asking for RDMA, at it they go over
+     * RDMA. Counted on the server (staging borrows: every RDMA transfer leases staging memory, plain HTTP none), not
+     * timed. The gateway's own threshold (64 B here) is far below, so no decline is involved.
+     */
+    @ParameterizedTest
+    @EnumSource(value = RdmaProtocol.class, names = {"CUOBJ", "RC"})
+    void belowTheClientsMinBytesGoesPlainHttpAtItOverRdma(RdmaProtocol protocol) throws Exception {
+        long min = 64 * 1024;
+        assertEquals(RdmaS3.DEFAULT_MIN_BYTES, RdmaS3.create(s3, transport, protocol).minBytes());
+        assertThrows(IllegalArgumentException.class,
+                () -> RdmaS3.create(s3, transport, protocol, RdmaS3.DEFAULT_TIMEOUT, null, 0));
+        try (RdmaS3 rdma = RdmaS3.create(s3, transport, protocol, RdmaS3.DEFAULT_TIMEOUT, null, min);
+                ClientMemory mem = memory(min)) {
+            for (long size : List.of(min - 1, min)) {
+                boolean plain = size < min;
+                byte[] data = random((int) size, size);
+                fill(mem, data);
+                String key = "min-" + size;
+                long before = gw.pool.stats().borrows();
+                RdmaResult<PutObjectResponse> put = rdma.putObject(
+                        PutObjectRequest.builder().bucket("bkt").key(key).build(), mem, 0, size);
+                assertEquals(plain ? RdmaProtocol.HTTP : protocol, put.path(), key + " PUT path");
+                assertNull(put.declineReason(), "the client's choice is no decline");
+                assertEquals(plain ? 0 : 1, gw.pool.stats().borrows() - before, key + " PUT: staging borrows");
+                assertArrayEquals(data, httpGet(key));
+
+                mem.segment().fill((byte) 0);
+                before = gw.pool.stats().borrows();
+                // a closed range: the size is known before anything is sent
+                RdmaResult<GetObjectResponse> get = rdma.getObject(GetObjectRequest.builder().bucket("bkt").key(key)
+                        .range("bytes=0-" + (size - 1)).build(), mem, 0);
+                assertEquals(plain ? RdmaProtocol.HTTP : protocol, get.path(), key + " GET path");
+                assertFalse(get.fellBack());
+                assertEquals(plain ? 0 : 1, gw.pool.stats().borrows() - before, key + " GET: staging borrows");
+                assertArrayEquals(data, bytes(mem, 0, size), key + " read byte-exact");
+            }
+        }
+        // no range, memory smaller than the threshold: the object cannot be larger, so plain HTTP, no HEAD first
+        try (RdmaS3 rdma = RdmaS3.create(s3, transport, protocol, RdmaS3.DEFAULT_TIMEOUT, null, min);
+                ClientMemory small = memory(min - 1)) {
+            long before = gw.pool.stats().borrows();
+            RdmaResult<GetObjectResponse> get = rdma.getObject(
+                    GetObjectRequest.builder().bucket("bkt").key("min-" + (min - 1)).build(), small, 0);
+            assertEquals(RdmaProtocol.HTTP, get.path());
+            assertEquals(min - 1, get.bytes());
+            assertEquals(0, gw.pool.stats().borrows() - before);
+        }
     }
 }

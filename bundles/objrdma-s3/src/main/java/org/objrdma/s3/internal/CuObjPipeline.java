@@ -29,6 +29,14 @@ final class CuObjPipeline implements AutoCloseable {
     /** The facade's calls block until their completion; one virtual thread per moving chunk. */
     private static final ExecutorService MOVERS = Executors.newVirtualThreadPerTaskExecutor();
 
+    /** An object is split into at least this many chunks, so staging one overlaps moving the one before. */
+    static final int MIN_CHUNKS = 4;
+    /**
+     * ...but no chunk is smaller than this: measured, 256 KiB chunks made a 1 MiB GET slower than one chunk (each
+     * chunk's WRITE, completion and mover thread cost more than they overlap), 1 MiB chunks made 4 MiB faster.
+     */
+    static final int MIN_CHUNK = 1 << 20;
+
     /** The facade refused or the transfer failed; {@code moved} bytes had moved before. */
     static final class Failure extends Exception {
         private static final long serialVersionUID = 1L;
@@ -82,7 +90,7 @@ final class CuObjPipeline implements AutoCloseable {
      * borrowed through the lane (the facade's lane charges the request principal).
      */
     static CuObjPipeline open(ChunkLane lane, StagingPool pool, long length, long chunkBytes) throws Unavailable {
-        int chunk = (int) Math.min(Math.min(chunkBytes, length), Math.min(pool.maxBufferSize(), CuObj.MAX_TRANSFER_SIZE));
+        int chunk = chunkFor(length, Math.min(chunkBytes, Math.min(pool.maxBufferSize(), CuObj.MAX_TRANSFER_SIZE)));
         CuObjPipeline p = new CuObjPipeline(lane, length, chunk);
         try {
             int count = length > chunk ? 2 : 1;
@@ -103,6 +111,20 @@ final class CuObjPipeline implements AutoCloseable {
 
     long length() {
         return length;
+    }
+
+    /**
+     * The chunk size of a transfer of {@code length} bytes with at most {@code maxChunk} per chunk. One chunk
+     * serializes the whole transfer (GET: the store fills the buffer, then the wire moves it, then its completion
+     * comes back; PUT: the reverse) where plain HTTP streams store and socket side by side; that made a 4 MiB
+     * cuObject GET with the default 8 MiB {@code rdma.chunk.bytes} slower than plain HTTP (docs/bench/profile.md).
+     * So an object smaller than {@link #MIN_CHUNKS} full chunks is cut into {@link #MIN_CHUNKS} (each at least
+     * {@link #MIN_CHUNK}, the last shorter); larger objects keep {@code maxChunk}. Staging memory only shrinks.
+     */
+    static int chunkFor(long length, long maxChunk) {
+        long quarter = (length + MIN_CHUNKS - 1) / MIN_CHUNKS;
+        long chunk = Math.min(maxChunk, Math.max(quarter, MIN_CHUNK));
+        return (int) Math.max(1, Math.min(chunk, length));
     }
 
     /**

@@ -61,6 +61,14 @@ interface Backend extends AutoCloseable {
         void write(ByteBuffer bytes) throws IOException;
 
         /**
+         * Makes the bytes written so far durable ahead of the seal, where the medium is durable at all: lets the
+         * slow part of the seal's force overlap the digest, which must end before the seal can start. The seal
+         * still forces (its record and the file's length); nothing to do for a medium without a force.
+         */
+        default void forceWritten() throws IOException {
+        }
+
+        /**
          * Ends the bytes of an object and makes them durable with their record (the slow part of a commit,
          * done before the engine takes its lock).
          */

@@ -33,6 +33,13 @@ final class FsStaging implements Backend.Staging {
         }
     }
 
+    @Override
+    public void forceWritten() throws IOException {
+        if (fsync) {
+            channel.force(false);
+        }
+    }
+
     /** Appends {@code length} bytes of {@code source} (copy_file_range on Linux: no user-space copy). */
     void transferFrom(FileChannel source, long length) throws IOException {
         long done = 0;

@@ -22,6 +22,10 @@ final class Ingest {
     private static final long SEGMENT_CHUNK = 4L * 1024 * 1024;
     /** Below this a second thread costs more than it saves. */
     private static final long PARALLEL_FROM = 2 * SEGMENT_CHUNK;
+    /** A streamed body of at least this declared length is digested and written on two threads. */
+    static final long OVERLAP_STREAM_FROM = 1L << 20;
+    /** Chunks in circulation between the reading and the writing thread of a streamed body. */
+    private static final int OVERLAP_BUFFERS = 3;
 
     private Ingest() {
     }
@@ -36,6 +40,9 @@ final class Ingest {
             throw tooLarge(length, maxBytes);
         }
         StreamDigester digester = new StreamDigester(checksums);
+        if (length >= OVERLAP_STREAM_FROM) {
+            return overlapped(body, length, digester, verifier, target);
+        }
         byte[] chunk = new byte[(int) Math.min(STREAM_CHUNK, length < 0 ? STREAM_CHUNK : Math.max(length, 1))];
         long remaining = length;
         while (length < 0 || remaining > 0) {
@@ -63,6 +70,41 @@ final class Ingest {
         return verified(digester, verifier);
     }
 
+    /**
+     * A body of known length: this thread reads and digests each chunk while {@link WriteBehind} writes the one
+     * before, so MD5 and the file write overlap (the profile's PUT was their sum, MD5 the larger part). Chunks
+     * are filled whole (many socket reads each), so the hand-overs are few.
+     */
+    private static Digests overlapped(InputStream body, long length, StreamDigester digester,
+            CommitVerifier verifier, Backend.Staging target) throws StoreException, IOException {
+        try (WriteBehind writes = new WriteBehind(target, OVERLAP_BUFFERS, STREAM_CHUNK)) {
+            long remaining = length;
+            while (remaining > 0) {
+                byte[] chunk = writes.buffer();
+                int want = (int) Math.min(chunk.length, remaining);
+                int n = 0;
+                while (n < want) {
+                    int r = body.read(chunk, n, want - n);
+                    if (r < 0) {
+                        throw new StoreException(StoreError.INCOMPLETE_BODY, "the body ended after "
+                                + (digester.length() + n) + " of " + length + " bytes");
+                    }
+                    n += r;
+                }
+                digester.update(chunk, 0, n);
+                writes.write(chunk, n);
+                remaining -= n;
+            }
+            if (body.read(new byte[1], 0, 1) >= 0) {
+                // read to the end even with a declared length: a decoding body parses its trailer only there
+                throw new StoreException(StoreError.INVALID_ARGUMENT,
+                        "the body is longer than its declared length of " + length + " bytes");
+            }
+            writes.finish();
+        }
+        return verified(digester, verifier);
+    }
+
     static Digests fromSegment(MemorySegment source, long maxBytes, Set<ChecksumAlgorithm> checksums,
             CommitVerifier verifier, Backend.Staging target) throws StoreException {
         if (source.byteSize() > maxBytes) {
@@ -75,6 +117,9 @@ final class Ingest {
                 for (long offset = 0; offset < source.byteSize(); offset += SEGMENT_CHUNK) {
                     target.write(slice(source, offset));
                 }
+                // the page cache is written long before MD5 ends: flush it to the medium meanwhile, so the
+                // seal's force finds (almost) nothing left to write
+                target.forceWritten();
             } catch (Throwable t) {
                 writeFailure.set(t);
             }
@@ -99,12 +144,8 @@ final class Ingest {
             joinUninterruptibly(writer);
         }
         Throwable failed = writeFailure.get();
-        if (failed instanceof IOException e) {
-            throw StoreEngine.internal("writing the staged bytes", e);
-        } else if (failed instanceof RuntimeException e) {
-            throw e;
-        } else if (failed instanceof Error e) {
-            throw e;
+        if (failed != null) {
+            rethrowWriteFailure(failed);
         }
         return verified(digester, verifier);
     }
@@ -114,8 +155,20 @@ final class Ingest {
         return source.asSlice(offset, Math.min(SEGMENT_CHUNK, source.byteSize() - offset)).asByteBuffer();
     }
 
+    /** A writer thread's failure on the caller's thread: the medium's as INTERNAL_ERROR, the rest as it was. */
+    static void rethrowWriteFailure(Throwable failed) throws StoreException {
+        if (failed instanceof IOException e) {
+            throw StoreEngine.internal("writing the staged bytes", e);
+        } else if (failed instanceof RuntimeException e) {
+            throw e;
+        } else if (failed instanceof Error e) {
+            throw e;
+        }
+        throw new IllegalStateException("the store's writer failed", failed);
+    }
+
     /** The staging must not be closed under the writer, so wait for it even when interrupted. */
-    private static void joinUninterruptibly(Thread t) {
+    static void joinUninterruptibly(Thread t) {
         boolean interrupted = false;
         while (true) {
             try {
