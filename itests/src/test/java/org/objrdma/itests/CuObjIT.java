@@ -3,6 +3,7 @@ package org.objrdma.itests;
 import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertSame;
 import static org.junit.Assert.assertTrue;
 
 import java.lang.foreign.Arena;
@@ -92,6 +93,8 @@ public class CuObjIT extends ObjRdmaTestSupport {
             assertFalse(softrc.flows().contains(Transport.FLOW_AGENT_ONE_SIDED));
             configure(goodConfig());
             CuObjServer server = waitForService(CuObjServer.class, null);
+            // the gateway binds the interface: one object under both names
+            assertSame(server, waitForService(org.objrdma.cuobj.CuObjService.class, null));
             assertEquals("tcp", serverReference().getProperty("objrdma.cuobj.transport"));
             assertEquals("tcp", server.transport().name());
             assertTrue(server.isConnected());

@@ -64,83 +64,41 @@ import org.osgi.service.cm.ConfigurationAdmin;
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
-public class HipObjectClientIT extends ObjRdmaTestSupport {
+public class HipObjectClientIT extends VerbsItSupport {
 
     private static final String AK = "HIPOBJITACCESSKEY001";
     private static final String SECRET = "hipObjItSecret/0123456789abcdefghijklmno";
     private static final String OTHER_AK = "HIPOBJITOTHERKEY0002";
     private static final String OTHER_SECRET = "hipObjItOtherSecret/0123456789abcdefghij";
-    private static final String PORT_PROPERTY = "objrdma.it.http.port";
-    private static final String SOFT_PROPERTY = "objrdma.softverbs";
-    private static final int MIB = 1 << 20;
-    private static final int BIG = 64 * MIB;
     private static final int USER_SESSIONS = 3;
-    private static final Duration AUDIT = Duration.ofSeconds(120);
 
-    private final List<TerminalEvent> ended = new CopyOnWriteArrayList<>();
-    private final List<RdmaChild> children = new ArrayList<>();
-    private ServiceRegistration<SessionTerminalListener> listener;
-    private SoftVerbsObjects device;
-    private int qpsBefore;
-    private int mwsBefore;
 
     @Configuration
     public Option[] config() throws IOException {
-        String soft = System.getProperty(SOFT_PROPERTY);
-        if (soft == null || !new File(soft).isFile()) {
-            throw new IllegalStateException(SOFT_PROPERTY + " must name the software verbs device built by"
-                    + " bundles/objrdma-verbs (build it first), was " + soft);
-        }
-        soft = new File(soft).getCanonicalPath();
-        int port = freePort();
-        return options(
-                editConfigurationFilePut("etc/org.ops4j.pax.web.cfg", "org.osgi.service.http.port", String.valueOf(port)),
-                editConfigurationFilePut("etc/org.objrdma.store.fs.cfg", "credentials",
-                        AK + ":" + SECRET + "," + OTHER_AK + ":" + OTHER_SECRET),
-                editConfigurationFilePut("etc/org.objrdma.store.fs.cfg", "fsync", "false"),
-                editConfigurationFilePut("etc/org.objrdma.verbs.cfg", "library.path", soft),
-                editConfigurationFilePut("etc/org.objrdma.session.cfg", "transport.target",
-                        "(objrdma.transport.name=verbs:softrc0)"),
-                editConfigurationFilePut("etc/org.objrdma.session.cfg", "dev.name", "softrc0"),
+        return verbsOptions(AK + ":" + SECRET + "," + OTHER_AK + ":" + OTHER_SECRET,
                 editConfigurationFilePut("etc/org.objrdma.session.cfg", "allow.addresses", "127.0.0.0/8"),
                 editConfigurationFilePut("etc/org.objrdma.session.cfg", "prep.timeout.ms", "30000"),
                 editConfigurationFilePut("etc/org.objrdma.session.cfg", "exec.timeout.ms", "20000"),
-                editConfigurationFilePut("etc/org.objrdma.session.cfg", "max.user.sessions", String.valueOf(USER_SESSIONS)),
-                editConfigurationFilePut("etc/org.objrdma.staging.cfg", "max.buffer.size", String.valueOf(BIG)),
-                editConfigurationFilePut("etc/org.objrdma.staging.cfg", "max.bytes.per.principal", String.valueOf(512 * MIB)),
-                systemProperty(PORT_PROPERTY).value(String.valueOf(port)),
-                systemProperty(SOFT_PROPERTY).value(soft),
-                systemProperty(RdmaChild.CLASSPATH_PROPERTY).value(System.getProperty("java.class.path")));
+                editConfigurationFilePut("etc/org.objrdma.session.cfg", "max.user.sessions", String.valueOf(USER_SESSIONS)));
     }
 
     @Before
-    public void awaitGatewayOnVerbs() throws Exception {
-        waitForService(ObjectStore.class, null);
-        waitForService(Servlet.class, "(component.name=org.objrdma.s3)");
-        waitForService(Transport.class, "(objrdma.transport.name=verbs:softrc0)");
+    public void awaitSessions() throws Exception {
         waitForService(SessionManager.class, null);
-        listener = bundleContext.registerService(SessionTerminalListener.class, ended::add, null);
-        device = SoftVerbsObjects.of(System.getProperty(SOFT_PROPERTY));
+        listenForSessionEnds();
         awaitQuiet();
-        qpsBefore = device.live(SoftVerbsObjects.QPS);
-        mwsBefore = device.live(SoftVerbsObjects.MWS);
+        takeBaseline();
     }
 
     @After
-    public void stopChildren() throws Exception {
-        for (RdmaChild c : children) {
-            c.kill();
-        }
-        if (listener != null) {
-            listener.unregister();
-        }
+    public void restoreStatusStyle() throws Exception {
+        killClients();
         setStyle("objrdma");
     }
 
     private RdmaChild child() throws Exception {
-        RdmaChild c = RdmaChild.start(Integer.getInteger(PORT_PROPERTY), AK, SECRET, new File("client-jvm-hipobj.log"),
-                "768m", List.of("-D" + RdmaClientMain.VERBS_PROPERTY + "=" + System.getProperty(SOFT_PROPERTY)));
-        children.add(c);
+        RdmaChild c = keep(RdmaChild.start(httpPort(), AK, SECRET, new File("client-jvm-hipobj.log"), "768m",
+                List.of("-D" + RdmaClientMain.VERBS_PROPERTY + "=" + softDevice())));
         ok(c.call("cred other " + OTHER_AK + " " + OTHER_SECRET));
         // a test before may have changed org.objrdma.s3: Pax Web registers the servlet again (Jetty 404s meanwhile)
         await("the bucket created", AUDIT, () -> {
@@ -155,45 +113,6 @@ public class HipObjectClientIT extends ObjRdmaTestSupport {
         return c;
     }
 
-    private static Answer ok(Answer a) {
-        assertEquals(a.line(), "OK", a.kind());
-        return a;
-    }
-
-    private static String crc(byte[] data) {
-        return RdmaClientMain.crc(MemorySegment.ofArray(data), data.length);
-    }
-
-    private void awaitQuiet() throws InterruptedException {
-        await("staging lent 0", AUDIT, () -> waitForService(StagingPool.class, null).stats().borrowed() == 0);
-        await("no live session", AUDIT, () -> waitForService(SessionManager.class, null).snapshot().isEmpty());
-    }
-
-    private void audit(RdmaChild client, Answer clientBefore) throws InterruptedException {
-        awaitQuiet();
-        await("Karaf's queue pairs back to " + qpsBefore + " (" + device.describe() + ")", AUDIT,
-                () -> device.live(SoftVerbsObjects.QPS) == qpsBefore);
-        await("Karaf's memory windows back to " + mwsBefore, AUDIT, () -> device.live(SoftVerbsObjects.MWS) == mwsBefore);
-        if (client != null) {
-            await("the client's objects back to " + clientBefore.line(), AUDIT, () -> {
-                try {
-                    return client.call("verbsobjects").line().equals(clientBefore.line());
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return false;
-                }
-            });
-        }
-        Map<String, Integer> count = new ConcurrentHashMap<>();
-        ended.forEach(e -> count.merge(e.sessionId().hex(), 1, Integer::sum));
-        count.forEach((s, n) -> assertEquals("terminal events of session " + s, 1, (int) n));
-    }
-
-    private TerminalEvent awaitEnd(String session) throws InterruptedException {
-        await("session " + session + " ended", AUDIT,
-                () -> ended.stream().anyMatch(e -> e.sessionId().hex().equals(session)));
-        return ended.stream().filter(e -> e.sessionId().hex().equals(session)).findFirst().orElseThrow();
-    }
 
     /** {@code rdma.rc.status.style} of org.objrdma.s3, the other properties kept; waits until the gateway answers so. */
     private void setStyle(String style) throws Exception {
@@ -262,7 +181,7 @@ public class HipObjectClientIT extends ObjRdmaTestSupport {
         System.arraycopy(RdmaClientMain.random(p1, 631), 0, whole, 0, p1);
         System.arraycopy(RdmaClientMain.random(p2, 632), 0, whole, p1, p2);
         assertEquals(crc(whole), ok(c.call("httpget /hbkt/mp -")).get("bodycrc"));
-        audit(c, before);
+        auditWithSessions(c, before);
     }
 
     // ------------------------------------------------------------------ the status table
@@ -341,7 +260,7 @@ public class HipObjectClientIT extends ObjRdmaTestSupport {
             assertEquals(404, c.call("http HEAD /hbkt/oneshot - -").status());
         }
         applyStyle(c, "objrdma", 404);
-        audit(c, before);
+        auditWithSessions(c, before);
     }
 
     /**
@@ -378,6 +297,6 @@ public class HipObjectClientIT extends ObjRdmaTestSupport {
         assertTrue(end.toString(), end.reason() != TerminalReason.COMPLETED);
         RdmaChild other = child();
         assertEquals("nothing committed", 404, other.call("http HEAD /hbkt/killed - -").status());
-        audit(null, null);
+        auditWithSessions(null, null);
     }
 }

@@ -34,6 +34,10 @@ import org.apache.karaf.shell.api.console.SessionFactory;
 import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.karaf.options.LogLevelOption.LogLevel;
 import org.ops4j.pax.exam.options.extra.VMOption;
+import org.objrdma.api.transport.Transport;
+import org.osgi.framework.Constants;
+import org.osgi.framework.ServiceReference;
+import org.osgi.framework.ServiceRegistration;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.Filter;
@@ -361,6 +365,46 @@ public abstract class ObjRdmaTestSupport {
             return bundleContext;
         }
         return FrameworkUtil.getBundle(getClass()).getBundleContext();
+    }
+
+    /**
+     * objrdma-test-support in the container, for a test that registers its fakes as services there (the probe
+     * imports {@code org.objrdma.testsupport} dynamically). That module is a bundle for this only: no feature ships
+     * it. (Wrapping a plain jar does not work here: the distribution boots without pax-url-wrap's handler.)
+     */
+    protected static Option testSupportBundle() {
+        return org.ops4j.pax.exam.CoreOptions.mavenBundle("org.objrdma", "objrdma-test-support",
+                System.getProperty("objrdma.version"));
+    }
+
+    /** A call made with Configuration Admin held ({@link #withConfigAdmin}). */
+    protected interface ConfigAdminCall {
+        void run(ConfigurationAdmin ca) throws Exception;
+    }
+
+    /**
+     * Holds Configuration Admin for the whole call. (Felix CM hands each bundle its own instance and disposes it
+     * when the bundle's last use is released, so a service looked up through a tracker that is closed at once is
+     * unusable.)
+     */
+    protected void withConfigAdmin(ConfigAdminCall call) throws Exception {
+        waitForService(ConfigurationAdmin.class, null);
+        ServiceReference<ConfigurationAdmin> ref = bundleContext.getServiceReference(ConfigurationAdmin.class);
+        ConfigurationAdmin ca = bundleContext.getService(ref);
+        try {
+            call.run(ca);
+        } finally {
+            bundleContext.ungetService(ref);
+        }
+    }
+
+    /** Registers {@code t} in the container with its name, level and {@code ranking}, as a transport bundle does. */
+    protected ServiceRegistration<Transport> registerTransport(Transport t, int ranking) {
+        Hashtable<String, Object> props = new Hashtable<>();
+        props.put(Transport.PROPERTY_NAME, t.name());
+        props.put(Transport.PROPERTY_LEVEL, t.level().name());
+        props.put(Constants.SERVICE_RANKING, ranking);
+        return bundleContext.registerService(Transport.class, t, props);
     }
 
     /** The features repository URL of this build, for tests that install features themselves. */

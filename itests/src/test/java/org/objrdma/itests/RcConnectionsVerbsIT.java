@@ -58,82 +58,35 @@ import org.osgi.service.cm.ConfigurationAdmin;
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
-public class RcConnectionsVerbsIT extends ObjRdmaTestSupport {
+public class RcConnectionsVerbsIT extends VerbsItSupport {
 
     private static final String AK = "RCCONNITACCESSKEY001";
     private static final String SECRET = "rcConnItSecret/0123456789abcdefghijklmnop";
     private static final String OTHER_AK = "RCCONNITOTHERKEY0002";
     private static final String OTHER_SECRET = "rcConnItOtherSecret/0123456789abcdefghij";
-    private static final String PORT_PROPERTY = "objrdma.it.http.port";
-    private static final String SOFT_PROPERTY = "objrdma.softverbs";
-    private static final int MIB = 1 << 20;
-    private static final int BIG = 64 * MIB;
     /** rdma.min.bytes: smaller transfers are declined. */
     private static final int MIN = 2048;
-    private static final Duration AUDIT = Duration.ofSeconds(120);
-
-    private final List<RdmaChild> children = new ArrayList<>();
-    private SoftVerbsObjects device;
-    private VerbsBaseline baseline;
 
     @Configuration
     public Option[] config() throws IOException {
-        String soft = System.getProperty(SOFT_PROPERTY);
-        if (soft == null || !new File(soft).isFile()) {
-            throw new IllegalStateException(SOFT_PROPERTY + " must name the software verbs device built by"
-                    + " bundles/objrdma-verbs (build it first), was " + soft);
-        }
-        soft = new File(soft).getCanonicalPath();
-        int port = freePort();
-        return options(
-                editConfigurationFilePut("etc/org.ops4j.pax.web.cfg", "org.osgi.service.http.port", String.valueOf(port)),
-                editConfigurationFilePut("etc/org.objrdma.store.fs.cfg", "credentials",
-                        AK + ":" + SECRET + "," + OTHER_AK + ":" + OTHER_SECRET),
-                editConfigurationFilePut("etc/org.objrdma.store.fs.cfg", "fsync", "false"),
-                editConfigurationFilePut("etc/org.objrdma.verbs.cfg", "library.path", soft),
-                editConfigurationFilePut("etc/org.objrdma.session.cfg", "transport.target",
-                        "(objrdma.transport.name=verbs:softrc0)"),
-                editConfigurationFilePut("etc/org.objrdma.session.cfg", "dev.name", "softrc0"),
-                editConfigurationFilePut("etc/org.objrdma.staging.cfg", "max.buffer.size", String.valueOf(BIG)),
-                editConfigurationFilePut("etc/org.objrdma.staging.cfg", "max.bytes.per.principal", String.valueOf(512 * MIB)),
+        return verbsOptions(AK + ":" + SECRET + "," + OTHER_AK + ":" + OTHER_SECRET,
                 editConfigurationFilePut("etc/org.objrdma.s3.cfg", "rdma.min.bytes", String.valueOf(MIN)),
                 editConfigurationFilePut("etc/org.objrdma.s3.cfg", "rdma.rc.max.connections", "6"),
                 editConfigurationFilePut("etc/org.objrdma.s3.cfg", "rdma.rc.max.connections.per.source", "4"),
                 editConfigurationFilePut("etc/org.objrdma.s3.cfg", "rdma.rc.idle.timeout.ms", "60000"),
                 editConfigurationFilePut("etc/org.objrdma.s3.cfg", "rdma.rc.unbound.timeout.ms", "3000"),
-                editConfigurationFilePut("etc/org.objrdma.s3.cfg", "rdma.rc.transfer.timeout.ms", "5000"),
-                systemProperty(PORT_PROPERTY).value(String.valueOf(port)),
-                systemProperty(SOFT_PROPERTY).value(soft),
-                systemProperty(RdmaChild.CLASSPATH_PROPERTY).value(System.getProperty("java.class.path")));
+                editConfigurationFilePut("etc/org.objrdma.s3.cfg", "rdma.rc.transfer.timeout.ms", "5000"));
     }
 
     @Before
-    public void awaitGatewayOnVerbs() throws Exception {
-        waitForService(ObjectStore.class, null);
-        waitForService(Servlet.class, "(component.name=org.objrdma.s3)");
-        waitForService(Transport.class, "(objrdma.transport.name=verbs:softrc0)");
-        device = SoftVerbsObjects.of(System.getProperty(SOFT_PROPERTY));
-        await("staging lent 0", AUDIT, () -> pool().stats().borrowed() == 0);
-        baseline = VerbsBaseline.take(device, this::pool);
-    }
-
-    @After
-    public void stopChildren() throws Exception {
-        for (RdmaChild c : children) {
-            c.kill();
-        }
+    public void takeBaselineWhenQuiet() throws Exception {
+        awaitStagingIdle();
+        takeBaseline();
     }
 
     private RdmaChild child() throws Exception {
-        RdmaChild c = RdmaChild.startOnVerbs(Integer.getInteger(PORT_PROPERTY), AK, SECRET, OTHER_AK, OTHER_SECRET,
-                System.getProperty(SOFT_PROPERTY), "rcbkt", new File("client-jvm-rcconn.log"));
-        children.add(c);
-        return c;
-    }
-
-    private static Answer ok(Answer a) {
-        assertEquals(a.line(), "OK", a.kind());
-        return a;
+        return keep(RdmaChild.startOnVerbs(httpPort(), AK, SECRET, OTHER_AK, OTHER_SECRET, softDevice(), "rcbkt",
+                new File("client-jvm-rcconn.log")));
     }
 
     private static Answer status(Answer a, int status, String code) {
@@ -144,21 +97,9 @@ public class RcConnectionsVerbsIT extends ObjRdmaTestSupport {
         return a;
     }
 
-    private static String crc(byte[] data) {
-        return RdmaClientMain.crc(MemorySegment.ofArray(data), data.length);
-    }
-
-    private static String crc(int size, long seed) {
-        return crc(RdmaClientMain.random(size, seed));
-    }
-
-    private StagingPool pool() {
-        return waitForService(StagingPool.class, null);
-    }
-
     /** Staging lent 0, then the device and client objects against the baseline ({@link VerbsBaseline}). */
     private void audit(RdmaChild client, Answer clientBefore) throws InterruptedException {
-        await("staging lent 0", AUDIT, () -> pool().stats().borrowed() == 0);
+        awaitStagingIdle();
         baseline.audit(client, clientBefore, AUDIT, ObjRdmaTestSupport::await, true);
     }
 
@@ -306,8 +247,7 @@ public class RcConnectionsVerbsIT extends ObjRdmaTestSupport {
             Answer busy = watcher.call("rcc get Z /rcbkt/kget 4096 --session=" + session);
             status(busy, 409, "RdmaConnectionBusy");
             assertEquals(busy.line(), crc(new byte[4096]), busy.get("memcrc"));
-            victim.kill();
-            children.remove(victim);
+            killNow(victim);
             // the transfer fails (the client's queue pair is gone, or rdma.rc.transfer.timeout.ms passes), the
             // connection ends with it: its queue pair closes and the staging goes back
             await("staging lent 0", AUDIT, () -> pool().stats().borrowed() == 0);

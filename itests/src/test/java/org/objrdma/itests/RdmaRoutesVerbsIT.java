@@ -67,125 +67,36 @@ import org.osgi.framework.ServiceRegistration;
  */
 @RunWith(PaxExam.class)
 @ExamReactorStrategy(PerClass.class)
-public class RdmaRoutesVerbsIT extends ObjRdmaTestSupport {
+public class RdmaRoutesVerbsIT extends VerbsItSupport {
 
     private static final String AK = "VERBSITACCESSKEY0001";
     private static final String SECRET = "verbsItSecret/0123456789abcdefghijklmnop";
     private static final String OTHER_AK = "VERBSITOTHERKEY00002";
     private static final String OTHER_SECRET = "verbsItOtherSecret/0123456789abcdefghijk";
-    private static final String PORT_PROPERTY = "objrdma.it.http.port";
-    private static final String SOFT_PROPERTY = "objrdma.softverbs";
-    private static final int MIB = 1 << 20;
-    private static final int BIG = 64 * MIB;
-    private static final Duration AUDIT = Duration.ofSeconds(120);
 
-    private final List<TerminalEvent> ended = new CopyOnWriteArrayList<>();
-    private final List<RdmaChild> children = new ArrayList<>();
-    private ServiceRegistration<SessionTerminalListener> listener;
-    private SoftVerbsObjects device;
-    private VerbsBaseline baseline;
 
     @Configuration
     public Option[] config() throws IOException {
-        String soft = System.getProperty(SOFT_PROPERTY);
-        if (soft == null || !new File(soft).isFile()) {
-            throw new IllegalStateException(SOFT_PROPERTY + " must name the software verbs device built by"
-                    + " bundles/objrdma-verbs (build it first), was " + soft);
-        }
-        soft = new File(soft).getCanonicalPath();
-        int port = freePort();
         String loopback = "127.0.0.0/8";
-        return options(
-                editConfigurationFilePut("etc/org.ops4j.pax.web.cfg", "org.osgi.service.http.port", String.valueOf(port)),
-                editConfigurationFilePut("etc/org.objrdma.store.fs.cfg", "credentials",
-                        AK + ":" + SECRET + "," + OTHER_AK + ":" + OTHER_SECRET),
-                editConfigurationFilePut("etc/org.objrdma.store.fs.cfg", "fsync", "false"),
-                editConfigurationFilePut("etc/org.objrdma.verbs.cfg", "library.path", soft),
-                // RC sessions on the verbs transport only (DS greedy ranking would pick it too, once it is there)
-                editConfigurationFilePut("etc/org.objrdma.session.cfg", "transport.target",
-                        "(objrdma.transport.name=verbs:softrc0)"),
-                editConfigurationFilePut("etc/org.objrdma.session.cfg", "dev.name", "softrc0"),
+        return verbsOptions(AK + ":" + SECRET + "," + OTHER_AK + ":" + OTHER_SECRET,
                 editConfigurationFilePut("etc/org.objrdma.session.cfg", "allow.addresses", loopback),
                 editConfigurationFilePut("etc/org.objrdma.session.cfg", "prep.timeout.ms", "10000"),
                 editConfigurationFilePut("etc/org.objrdma.session.cfg", "exec.timeout.ms", "20000"),
-                editConfigurationFilePut("etc/org.objrdma.cuobj.cfg", "allow.addresses", loopback),
-                editConfigurationFilePut("etc/org.objrdma.staging.cfg", "max.buffer.size", String.valueOf(BIG)),
-                editConfigurationFilePut("etc/org.objrdma.staging.cfg", "max.bytes.per.principal", String.valueOf(512 * MIB)),
-                systemProperty(PORT_PROPERTY).value(String.valueOf(port)),
-                systemProperty(SOFT_PROPERTY).value(soft),
-                systemProperty(RdmaChild.CLASSPATH_PROPERTY).value(System.getProperty("java.class.path")));
+                editConfigurationFilePut("etc/org.objrdma.cuobj.cfg", "allow.addresses", loopback));
     }
 
     @Before
-    public void awaitGatewayOnVerbs() throws Exception {
-        waitForService(ObjectStore.class, null);
-        waitForService(Servlet.class, "(component.name=org.objrdma.s3)");
+    public void awaitFacadeAndSessions() throws Exception {
         waitForService(CuObjServer.class, null);
-        waitForService(Transport.class, "(objrdma.transport.name=verbs:softrc0)");
         waitForService(SessionManager.class, null);
-        listener = bundleContext.registerService(SessionTerminalListener.class, ended::add, null);
-        device = SoftVerbsObjects.of(System.getProperty(SOFT_PROPERTY));
+        listenForSessionEnds();
         awaitQuiet();
-        baseline = VerbsBaseline.take(device, this::pool);
-    }
-
-    @After
-    public void stopChildren() throws Exception {
-        for (RdmaChild c : children) {
-            c.kill();
-        }
-        if (listener != null) {
-            listener.unregister();
-        }
+        takeBaseline();
     }
 
     private RdmaChild child() throws Exception {
-        RdmaChild c = RdmaChild.startOnVerbs(Integer.getInteger(PORT_PROPERTY), AK, SECRET, OTHER_AK, OTHER_SECRET,
-                System.getProperty(SOFT_PROPERTY), "vbkt", new File("client-jvm-verbs.log"));
-        children.add(c);
-        return c;
-    }
-
-    private static Answer ok(Answer a) {
-        assertEquals(a.line(), "OK", a.kind());
-        return a;
-    }
-
-    private static String crc(byte[] data) {
-        return RdmaClientMain.crc(MemorySegment.ofArray(data), data.length);
-    }
-
-    private static String crc(int size, long seed) {
-        return crc(RdmaClientMain.random(size, seed));
-    }
-
-    // ------------------------------------------------------------------ the audit
-
-    private StagingPool pool() {
-        return waitForService(StagingPool.class, null);
-    }
-
-    private void awaitQuiet() throws InterruptedException {
-        await("staging lent 0", AUDIT, () -> pool().stats().borrowed() == 0);
-        await("no live session", AUDIT, () -> waitForService(SessionManager.class, null).snapshot().isEmpty());
-    }
-
-    /**
-     * Staging lent 0, no session, every session ended once; the device's and the client's objects back to the
-     * baseline ({@link VerbsBaseline}).
-     */
-    private void audit(RdmaChild client, Answer clientBefore) throws InterruptedException {
-        awaitQuiet();
-        baseline.audit(client, clientBefore, AUDIT, ObjRdmaTestSupport::await, false);
-        Map<String, Integer> count = new ConcurrentHashMap<>();
-        ended.forEach(e -> count.merge(e.sessionId().hex(), 1, Integer::sum));
-        count.forEach((s, n) -> assertEquals("terminal events of session " + s, 1, (int) n));
-    }
-
-    private TerminalEvent awaitEnd(String session) throws InterruptedException {
-        await("session " + session + " ended", AUDIT,
-                () -> ended.stream().anyMatch(e -> e.sessionId().hex().equals(session)));
-        return ended.stream().filter(e -> e.sessionId().hex().equals(session)).findFirst().orElseThrow();
+        return keep(RdmaChild.startOnVerbs(httpPort(), AK, SECRET, OTHER_AK, OTHER_SECRET, softDevice(), "vbkt",
+                new File("client-jvm-verbs.log")));
     }
 
     // ------------------------------------------------------------------ hipobj-rc-v2 over verbs
@@ -224,7 +135,7 @@ public class RdmaRoutesVerbsIT extends ObjRdmaTestSupport {
         int p2 = 3 * MIB + 7;
         byte[] whole = c.uploadTwoPartsThenCompleteOverHttp("/vbkt/mp", "rc", p1, 111, "rc", p2, 112);
         assertEquals(crc(whole), ok(c.call("httpget /vbkt/mp -")).get("bodycrc"));
-        audit(c, before);
+        auditWithSessions(c, before);
     }
 
     // ------------------------------------------------------------------ cuObject: declined over verbs
@@ -253,7 +164,7 @@ public class RdmaRoutesVerbsIT extends ObjRdmaTestSupport {
             assertEquals(put.line(), "200", put.get("fallback"));
             assertEquals(crc(size, 210 + i), ok(c.call("httpget /vbkt/cuput" + size + " -")).get("bodycrc"));
         }
-        audit(c, before);
+        auditWithSessions(c, before);
     }
 
     // ------------------------------------------------------------------ security over verbs
@@ -314,6 +225,6 @@ public class RdmaRoutesVerbsIT extends ObjRdmaTestSupport {
             assertTrue(awaitEnd(put.get("session")).reason() != TerminalReason.COMPLETED);
             assertEquals("nothing committed", 404, c.call("http HEAD /vbkt/forged-" + forge + " - -").status());
         }
-        audit(c, before);
+        auditWithSessions(c, before);
     }
 }

@@ -50,6 +50,7 @@ import org.objrdma.api.transport.MemoryGrant;
 import org.objrdma.api.transport.MemoryRegion;
 import org.objrdma.api.transport.ScatterGatherEntry;
 import org.objrdma.api.transport.Transport;
+import org.objrdma.testsupport.FakeTransport;
 import org.objrdma.api.transport.TransportLevel;
 import org.objrdma.api.transport.WcOpcode;
 import org.objrdma.api.transport.WcStatus;
@@ -89,7 +90,7 @@ public class SessionManagerIT extends ObjRdmaTestSupport {
 
     @Configuration
     public Option[] config() {
-        return org.ops4j.pax.exam.OptionUtils.combine(baseOptions(),
+        return org.ops4j.pax.exam.OptionUtils.combine(baseOptions(), testSupportBundle(),
                 org.ops4j.pax.exam.karaf.options.KarafDistributionOption.editConfigurationFilePut(
                         "etc/" + PID + ".cfg", "allow.addresses", LOOPBACK));
     }
@@ -217,12 +218,10 @@ public class SessionManagerIT extends ObjRdmaTestSupport {
         waitForService(Transport.class, TCP);
         waitForService(SessionManager.class, null);
         ServiceRegistration<SessionTerminalListener> listener = listen();
-        ItTransport better = new ItTransport();
-        Hashtable<String, Object> props = new Hashtable<>();
-        props.put(Transport.PROPERTY_NAME, better.name());
-        props.put(Transport.PROPERTY_LEVEL, better.level().name());
-        props.put(Constants.SERVICE_RANKING, 1000);
-        ServiceRegistration<Transport> reg = bundleContext.registerService(Transport.class, better, props);
+        // channels that connect to anything and move nothing: the sessions never reach READY here
+        FakeTransport better = FakeTransport.builder("itest-session").channels(FakeTransport.ChannelMode.INERT)
+                .checkArguments(false).build();
+        ServiceRegistration<Transport> reg = registerTransport(better, 1000);
         List<SessionId> onBetter = new ArrayList<>();
         try {
             SessionManager sessions = waitForService(SessionManager.class, null);
@@ -231,7 +230,7 @@ public class SessionManagerIT extends ObjRdmaTestSupport {
             while (onBetter.size() < 2 && System.nanoTime() < deadline) {
                 SessionResult<PrepareResponse> p = sessions.prepare(new PrepareRequest(ALICE, Op.PUT, "/it/swap", 0, 4096,
                         1, COOKIE, NEVER_DIALED, null));
-                if (p.isOk() && ItTransport.owns(p.value().serverEndpoint())) {
+                if (p.isOk() && onFake(p.value().serverEndpoint())) {
                     onBetter.add(p.value().sessionId());
                 } else if (p.isOk()) {
                     sessions.cancel(p.value().sessionId(), ALICE); // still on TCP: the swap is under way
@@ -250,8 +249,8 @@ public class SessionManagerIT extends ObjRdmaTestSupport {
                 assertEquals(TerminalReason.TRANSPORT_LOST, e.reason());
                 assertEquals(Optional.of(ReadyOutcome.WIRE_FAIL), e.lastOutcome());
             }
-            assertEquals("every channel the sessions opened was closed", better.channelsOpened.get(),
-                    better.channelsClosed.get());
+            assertEquals("every channel the sessions opened was closed", better.opened.get(),
+                    better.closed.get());
             // and new sessions go back to TCP
             SessionManager sessions = waitForService(SessionManager.class, null);
             await("a session on TCP again", SERVICE_TIMEOUT, () -> {
@@ -261,7 +260,7 @@ public class SessionManagerIT extends ObjRdmaTestSupport {
                     return false;
                 }
                 sessions.cancel(p.value().sessionId(), ALICE);
-                return !ItTransport.owns(p.value().serverEndpoint());
+                return !onFake(p.value().serverEndpoint());
             });
         } finally {
             listener.unregister();
@@ -328,86 +327,8 @@ public class SessionManagerIT extends ObjRdmaTestSupport {
         });
     }
 
-    interface ConfigAdminCall {
-        void run(ConfigurationAdmin ca) throws Exception;
-    }
-
-    /** Holds Configuration Admin for the whole call (Felix CM disposes a bundle's instance on its last unget). */
-    private void withConfigAdmin(ConfigAdminCall call) throws Exception {
-        waitForService(ConfigurationAdmin.class, null);
-        ServiceReference<ConfigurationAdmin> ref = bundleContext.getServiceReference(ConfigurationAdmin.class);
-        ConfigurationAdmin ca = bundleContext.getService(ref);
-        try {
-            call.run(ca);
-        } finally {
-            bundleContext.ungetService(ref);
-        }
-    }
-
-    /**
-     * A transport that registers memory and opens channels without moving bytes: enough for PREPARE, and it
-     * counts channel closes so the test can prove the session manager closed every one when it went away.
-     */
-    static final class ItTransport implements Transport {
-        private static final InetSocketAddress NOWHERE = new InetSocketAddress("127.0.0.1", 1);
-        final AtomicLong channelsOpened = new AtomicLong();
-        final AtomicLong channelsClosed = new AtomicLong();
-
-        /** True for an endpoint this transport handed out. */
-        static boolean owns(EndpointInfo endpoint) {
-            return endpoint instanceof EndpointInfo.Tcp t && t.address().equals(NOWHERE);
-        }
-
-        @Override public String name() { return "itest-session"; }
-        @Override public TransportLevel level() { return TransportLevel.TCP; }
-        @Override public boolean isAvailable() { return true; }
-        @Override public Optional<String> unavailabilityCause() { return Optional.empty(); }
-
-        @Override
-        public MemoryRegion register(MemorySegment segment, Set<Access> access) {
-            return new MemoryRegion() {
-                @Override public MemorySegment segment() { return segment; }
-                @Override public long address() { return segment.address(); }
-                @Override public long length() { return segment.byteSize(); }
-                @Override public int lkey() { return 1; }
-                @Override public int rkey() { return 1; }
-                @Override public Set<Access> access() { return access; }
-                @Override public String transportName() { return "itest-session"; }
-                @Override public boolean isOpen() { return true; }
-                @Override public void close() { }
-            };
-        }
-
-        @Override
-        public Channel openChannel(ChannelOptions options) {
-            long id = channelsOpened.incrementAndGet();
-            EndpointInfo endpoint = new EndpointInfo.Tcp(NOWHERE, id, new byte[16]);
-            return new Channel() {
-                private volatile ChannelState state = ChannelState.INIT;
-
-                @Override public long id() { return id; }
-                @Override public String transportName() { return "itest-session"; }
-                @Override public EndpointInfo localEndpoint() { return endpoint; }
-                @Override public EndpointInfo remoteEndpoint() { return null; }
-                @Override public ChannelState state() { return state; }
-                @Override public void connect(EndpointInfo remote) { state = ChannelState.CONNECTED; }
-                @Override public void reset() { state = ChannelState.INIT; }
-                @Override public void post(WorkRequest request) { }
-                @Override public int poll(Completion[] out) { return 0; }
-
-                @Override
-                public CompletableFuture<BatchResult> submit(List<WorkRequest> requests, Duration timeout) {
-                    return new CompletableFuture<>();
-                }
-
-                @Override
-                public void close() {
-                    if (state != ChannelState.CLOSED) {
-                        state = ChannelState.CLOSED;
-                        channelsClosed.incrementAndGet();
-                    }
-                }
-            };
-        }
+    /** Whether a session's server endpoint is one of an inert fake channel's (127.0.0.1:1), not the real TCP transport's. */
+    private static boolean onFake(EndpointInfo endpoint) {
+        return endpoint instanceof EndpointInfo.Tcp t && t.address().equals(new InetSocketAddress("127.0.0.1", 1));
     }
 }

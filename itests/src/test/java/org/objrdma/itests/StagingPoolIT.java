@@ -35,6 +35,8 @@ import org.objrdma.api.transport.BatchResult;
 import org.objrdma.api.transport.Channel;
 import org.objrdma.api.transport.ChannelOptions;
 import org.objrdma.api.transport.MemoryRegion;
+import org.objrdma.testsupport.FakeRegion;
+import org.objrdma.testsupport.FakeTransport;
 import org.objrdma.api.transport.ScatterGatherEntry;
 import org.objrdma.api.transport.Transport;
 import org.objrdma.api.transport.TransportError;
@@ -69,11 +71,11 @@ public class StagingPoolIT extends ObjRdmaTestSupport {
 
     @Configuration
     public Option[] config() {
-        return baseOptions();
+        return org.ops4j.pax.exam.OptionUtils.combine(baseOptions(), testSupportBundle());
     }
 
     /** Registered once per Karaf instance when the distribution has no TCP transport. */
-    private static RecordingTransport fallback;
+    private static FakeTransport fallback;
 
     /** The real TCP transport, or a recording one registered by this test when the distribution has none. */
     private Transport baseTransport() throws Exception {
@@ -92,8 +94,8 @@ public class StagingPoolIT extends ObjRdmaTestSupport {
         synchronized (StagingPoolIT.class) {
             if (fallback == null) {
                 System.out.println("StagingPoolIT: no TCP transport in the distribution; using a recording transport");
-                fallback = new RecordingTransport("itest-base");
-                register(fallback, 0);
+                fallback = recording("itest-base");
+                registerTransport(fallback, 0);
             }
             return fallback;
         }
@@ -201,8 +203,8 @@ public class StagingPoolIT extends ObjRdmaTestSupport {
         StagingLease onBase = pool.borrow(4096, PRINCIPAL, "before-swap");
         assertEquals(base.name(), onBase.region().transportName());
 
-        RecordingTransport better = new RecordingTransport("itest-swap");
-        ServiceRegistration<Transport> registration = register(better, 1000);
+        FakeTransport better = recording("itest-swap");
+        ServiceRegistration<Transport> registration = registerTransport(better, 1000);
         StagingLease onBetter = null;
         try {
             await("new borrows register with the better-ranked transport", SERVICE_TIMEOUT, () -> {
@@ -230,9 +232,9 @@ public class StagingPoolIT extends ObjRdmaTestSupport {
         });
         assertTrue("a lease out on the departed transport is untouched", onBetter.region().isOpen());
         onBetter.release();
-        assertTrue("itest-swap registered buffers", better.regions.size() >= 2);
-        for (RecordingTransport.Region r : better.regions) {
-            assertEquals("each registration released exactly once", 1, r.closeCalls.get());
+        assertTrue("itest-swap registered buffers", better.registered() >= 2);
+        for (FakeRegion r : better.regions()) {
+            assertEquals("each registration released exactly once", 1, r.closeCalls());
         }
     }
 
@@ -317,134 +319,8 @@ public class StagingPoolIT extends ObjRdmaTestSupport {
         }
     }
 
-    interface ConfigAdminCall {
-        void run(ConfigurationAdmin ca) throws Exception;
-    }
-
-    /**
-     * Holds Configuration Admin for the whole call. (Felix CM hands each bundle its own instance and disposes
-     * it when the bundle's last use is released, so a service looked up through a tracker that is closed at
-     * once is unusable.)
-     */
-    private void withConfigAdmin(ConfigAdminCall call) throws Exception {
-        waitForService(ConfigurationAdmin.class, null);
-        ServiceReference<ConfigurationAdmin> ref = bundleContext.getServiceReference(ConfigurationAdmin.class);
-        ConfigurationAdmin ca = bundleContext.getService(ref);
-        try {
-            call.run(ca);
-        } finally {
-            bundleContext.ungetService(ref);
-        }
-    }
-
-    private ServiceRegistration<Transport> register(Transport t, int ranking) {
-        Hashtable<String, Object> props = new Hashtable<>();
-        props.put(Transport.PROPERTY_NAME, t.name());
-        props.put(Transport.PROPERTY_LEVEL, t.level().name());
-        props.put(Constants.SERVICE_RANKING, ranking);
-        return bundleContext.registerService(Transport.class, t, props);
-    }
-
-    /** A transport that only records registrations: enough for the pool, and it counts every close. */
-    static final class RecordingTransport implements Transport {
-        final String name;
-        final List<Region> regions = new CopyOnWriteArrayList<>();
-        private final AtomicInteger keys = new AtomicInteger(1);
-
-        RecordingTransport(String name) {
-            this.name = name;
-        }
-
-        @Override
-        public String name() {
-            return name;
-        }
-
-        @Override
-        public TransportLevel level() {
-            return TransportLevel.TCP;
-        }
-
-        @Override
-        public boolean isAvailable() {
-            return true;
-        }
-
-        @Override
-        public Optional<String> unavailabilityCause() {
-            return Optional.empty();
-        }
-
-        @Override
-        public MemoryRegion register(MemorySegment segment, Set<Access> access) {
-            Region r = new Region(name, segment, Set.copyOf(access), keys.getAndIncrement());
-            regions.add(r);
-            return r;
-        }
-
-        @Override
-        public Channel openChannel(ChannelOptions options) throws TransportException {
-            throw new TransportException(TransportError.UNAVAILABLE, "recording transport: no channels");
-        }
-
-        static final class Region implements MemoryRegion {
-            private final String transportName;
-            private final MemorySegment segment;
-            private final Set<Access> access;
-            private final int key;
-            final AtomicInteger closeCalls = new AtomicInteger();
-
-            Region(String transportName, MemorySegment segment, Set<Access> access, int key) {
-                this.transportName = transportName;
-                this.segment = segment;
-                this.access = access;
-                this.key = key;
-            }
-
-            @Override
-            public MemorySegment segment() {
-                return segment;
-            }
-
-            @Override
-            public long address() {
-                return segment.address();
-            }
-
-            @Override
-            public long length() {
-                return segment.byteSize();
-            }
-
-            @Override
-            public int lkey() {
-                return key;
-            }
-
-            @Override
-            public int rkey() {
-                return key;
-            }
-
-            @Override
-            public Set<Access> access() {
-                return access;
-            }
-
-            @Override
-            public String transportName() {
-                return transportName;
-            }
-
-            @Override
-            public boolean isOpen() {
-                return closeCalls.get() == 0;
-            }
-
-            @Override
-            public void close() {
-                closeCalls.incrementAndGet();
-            }
-        }
+    /** A transport that records registrations (each one's close calls counted) and has no channels. */
+    private static FakeTransport recording(String name) {
+        return FakeTransport.builder(name).channels(FakeTransport.ChannelMode.NONE).checkArguments(false).build();
     }
 }

@@ -39,7 +39,7 @@ import org.objrdma.wire.TokenResult;
  *
  * <p><b>objrdma extensions.</b> {@link #setAgentKey(byte[])} (16..64 bytes): the key the server presents to
  * client memory agents, the stand-in for the DC key (a 32-bit DC key is too weak to be an access key). A server
- * needs one: from here, from {@link CuObjServer#setDefaultAgentKey}, or — for deployments that configure only a
+ * uses one from here, from the DS component (the C-style constructors in the container), or — for deployments that configure only a
  * DC key — derived from {@code dc_key} with {@link #setAgentKeyFromDcKey(boolean)} (as weak as the DC key).
  * {@link #setTransferTimeoutMs} (default 60000) bounds each transfer; {@link #setConnectionCacheSize}
  * (default 256) bounds the connections to client agents kept open (least recently used dropped first).

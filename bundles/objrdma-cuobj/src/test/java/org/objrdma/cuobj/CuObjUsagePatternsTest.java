@@ -54,21 +54,18 @@ class CuObjUsagePatternsTest {
         key = AgentKeys.generate();
         serverTransport = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP);
         client = new ClientPeer(key, 80 * MIB, 4);
-        CuObjServer.setDefaultTransport(() -> serverTransport);
-        CuObjServer.setDefaultAgentKey(key);
     }
 
-    /** Default tunables, the agent key from the default, and the client's loopback agent allowed. */
+    /** Default tunables, the client's agent key, and the client's loopback agent allowed. */
     private static CuObjRDMATunable onLoopback() {
         CuObjRDMATunable t = new CuObjRDMATunable();
+        t.setAgentKey(key);
         t.setAllowAddresses(Patterns.LOOPBACK);
         return t;
     }
 
     @AfterAll
     static void stopClientAndTransport() {
-        CuObjServer.setDefaultTransport(null);
-        CuObjServer.setDefaultAgentKey(null);
         client.close();
         serverTransport.close();
     }
@@ -87,7 +84,7 @@ class CuObjUsagePatternsTest {
     /** §1.9.1: construct, check, allocate a channel, allocate and register a buffer, GET, clean up. */
     @Test
     void basicGet() throws Exception {
-        server = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback());
+        server = new CuObjServer(serverTransport, "127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback());
         assertTrue(server.isConnected());
         int ch = server.allocateChannelId();
         assertEquals(0, ch, "the first allocation is channel 0");
@@ -111,7 +108,7 @@ class CuObjUsagePatternsTest {
     /** §1.9.2: a synchronous PUT; the bytes are in the registered memory when it returns. */
     @Test
     void synchronousPut() throws Exception {
-        server = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback());
+        server = new CuObjServer(serverTransport, "127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback());
         int ch = server.allocateChannelId();
         MemorySegment buf = server.allocHostBuffer(MIB);
         RdmaBuffer h = server.registerBuffer(buf, MIB);
@@ -127,7 +124,7 @@ class CuObjUsagePatternsTest {
     /** §1.9.3: asynchronous GET and PUT return 0 and complete through poll on the same channel. */
     @Test
     void asyncWithPoll() throws Exception {
-        server = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback());
+        server = new CuObjServer(serverTransport, "127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback());
         int ch = server.allocateChannelId();
         MemorySegment buf = server.allocHostBuffer(16 * 64 * 1024);
         RdmaBuffer h = server.registerBuffer(buf, buf.byteSize());
@@ -182,7 +179,7 @@ class CuObjUsagePatternsTest {
     /** §1.9.4: two host buffers (4096 and 8192) registered as one scatter-gather buffer, one GET of 12288. */
     @Test
     void scatterGatherRegistration() throws Exception {
-        server = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback());
+        server = new CuObjServer(serverTransport, "127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback());
         int ch = server.allocateChannelId();
         MemorySegment b1 = server.allocHostBuffer(4096);
         MemorySegment b2 = server.allocHostBuffer(8192);
@@ -208,7 +205,7 @@ class CuObjUsagePatternsTest {
     /** §1.9.5: a view {{0, 4096}, {16384, 8192}} over a 1 MiB registered buffer, GET 12288, release the view. */
     @Test
     void registeredBufferView() throws Exception {
-        server = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback());
+        server = new CuObjServer(serverTransport, "127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback());
         int ch = server.allocateChannelId();
         MemorySegment base = server.allocHostBuffer(MIB);
         Patterns.fill(base, 0, MIB, 501);
@@ -237,7 +234,8 @@ class CuObjUsagePatternsTest {
         t.setQPResetOnFailure(true);
         t.setMaxRdAtomic(16);
         t.setAllowAddresses(Patterns.LOOPBACK);
-        server = new CuObjServer("::1", 18515, CUOBJ_PROTO_RDMA_DC_V1, t);
+        t.setAgentKey(key);
+        server = new CuObjServer(serverTransport, "::1", 18515, CUOBJ_PROTO_RDMA_DC_V1, t);
         assertTrue(server.isConnected());
         CuObjRDMATunableParam p = new CuObjRDMATunableParam();
         server.getConfigTunableParam(p);
@@ -274,7 +272,7 @@ class CuObjUsagePatternsTest {
         CuObjServer.setupTelemetry(false, log);
         CuObjServer.setTelemFlags(CUOBJ_LOG_PATH_ERROR | CUOBJ_LOG_PATH_INFO | CUOBJ_LOG_PATH_DEBUG, CUOBJ_LOG_OP_GET);
         try {
-            try (CuObjServer scoped = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback())) {
+            try (CuObjServer scoped = new CuObjServer(serverTransport, "127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback())) {
                 int ch = scoped.allocateChannelId();
                 MemorySegment buf = scoped.allocHostBuffer(4096);
                 RdmaBuffer h = scoped.registerBuffer(buf, 4096);
@@ -296,7 +294,7 @@ class CuObjUsagePatternsTest {
         assertTrue(text.contains(" cuobj INFO server 127.0.0.1:18515 closed"), text);
 
         // after shutdownTelemetry, a new server writes to the default (SLF4J), not to the closed stream
-        server = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback());
+        server = new CuObjServer(serverTransport, "127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback());
         server.handleGetObject("after", null, 1, 1, "x", 0);
         assertEquals(text, Files.readString(file));
     }
@@ -304,7 +302,7 @@ class CuObjUsagePatternsTest {
     /** 64 MiB GET and PUT, checked by CRC32C in both JVMs. */
     @Test
     void sixtyFourMibBothWays() throws Exception {
-        server = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback());
+        server = new CuObjServer(serverTransport, "127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback());
         int ch = server.allocateChannelId();
         long size = 64 * MIB;
         MemorySegment buf = server.allocHostBuffer(size);
@@ -326,7 +324,7 @@ class CuObjUsagePatternsTest {
     void aboveOneGibInChunks() throws Exception {
         long size = (1L << 30) + MIB;
         try (ClientPeer big = new ClientPeer(key, size, 1)) {
-            server = new CuObjServer("127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback());
+            server = new CuObjServer(serverTransport, "127.0.0.1", 18515, CUOBJ_PROTO_RDMA_DC_V1, onLoopback());
             int ch = server.allocateChannelId();
             MemorySegment buf = server.allocHostBuffer(size);
             RdmaBuffer h = server.registerBuffer(buf, size);

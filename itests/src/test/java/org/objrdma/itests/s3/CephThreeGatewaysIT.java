@@ -24,6 +24,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.objrdma.testsupport.CephScript;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -72,7 +73,7 @@ class CephThreeGatewaysIT {
     private static final int LOAD_OBJECT = 256 << 10;
     private static final Duration CALL_BOUND = Duration.ofSeconds(120);
 
-    private static CephForFleet ceph;
+    private static CephScript ceph;
     private static String bucket;
     private static final Map<String, FleetNode> nodes = new LinkedHashMap<>();
     private static TcpTransport clientTransport;
@@ -83,8 +84,8 @@ class CephThreeGatewaysIT {
     @BeforeAll
     static void startFleet() throws Exception {
         try {
-            ceph = CephForFleet.find();
-        } catch (CephForFleet.NoCluster none) {
+            ceph = CephScript.find();
+        } catch (CephScript.NoCluster none) {
             Assumptions.abort(none.getMessage());
         }
         String run = Long.toString(System.currentTimeMillis() % 10_000_000, 36);
@@ -97,8 +98,8 @@ class CephThreeGatewaysIT {
         List<String> list = new ArrayList<>();
         nodes.values().forEach(n -> list.add(n.id + "=" + n.endpoint()));
         String fleet = String.join(",", list);
-        S3Target store = new S3Target(ceph.endpoints.getFirst(), ceph.accessKey, ceph.secretKey, "us-east-1");
-        String endpoints = String.join(",", ceph.endpoints.stream().map(Object::toString).toList());
+        S3Target store = new S3Target(ceph.endpoints().getFirst(), ceph.accessKey(), ceph.secretKey(), "us-east-1");
+        String endpoints = String.join(",", ceph.endpoints().stream().map(Object::toString).toList());
         for (FleetNode n : nodes.values()) {
             // bounded failover: a dead RGW costs at most 2 attempts of 5 s connect / 30 s read before the other
             n.configure(fleet, endpoints, store, "fl" + run + "-");
@@ -333,7 +334,7 @@ class CephThreeGatewaysIT {
     void measurePlainS3ThroughAGatewayAgainstDirectlyOnRgw() throws Exception {
         Assumptions.assumeTrue(Boolean.getBoolean("objrdma.ceph.bench"), "-Dobjrdma.ceph.bench=true");
         String direct = "fig-direct-" + bucket;
-        try (S3Client rgw = benchClient(ceph.endpoints.getFirst(), ceph.accessKey, ceph.secretKey);
+        try (S3Client rgw = benchClient(ceph.endpoints().getFirst(), ceph.accessKey(), ceph.secretKey());
                 S3Client gw = benchClient(nodes.get("a").endpoint(), FleetNode.ACCESS_KEY, FleetNode.SECRET_KEY)) {
             rgw.createBucket(x -> x.bucket(direct));
             int rounds = Integer.getInteger("objrdma.ceph.bench.rounds", 8);
@@ -514,7 +515,7 @@ class CephThreeGatewaysIT {
     @Test
     @Order(6)
     void anOsdKilledDuringLoadLosesNothing() throws Exception {
-        Assumptions.assumeTrue(ceph.osds >= 3, "the reduced cluster (" + ceph.osds + " OSD) has no replica to lose");
+        Assumptions.assumeTrue(ceph.osds() >= 3, "the reduced cluster (" + ceph.osds() + " OSD) has no replica to lose");
         LoadResult load = underLoad("osd-kill", List.of("a", "b", "c"), 3, 12, () -> ceph.kill("osd.1"));
         ceph.startMissing(); // osd.1 returns; recovery runs
         assertEquals(List.of(), load.failures().stream().filter(f -> f.startsWith("GET")).toList(),
@@ -526,7 +527,7 @@ class CephThreeGatewaysIT {
     @Test
     @Order(7)
     void theAdaptersPreferredRgwKilledDuringLoadFailsOverAndNothingHangs() throws Exception {
-        Assumptions.assumeTrue(ceph.endpoints.size() >= 2, "the reduced cluster has one RGW: nothing to fail over to");
+        Assumptions.assumeTrue(ceph.endpoints().size() >= 2, "the reduced cluster has one RGW: nothing to fail over to");
         // every node's adapter lists the first RGW (client.rgw.a) first
         LoadResult load = underLoad("rgw-kill", List.of("a", "b", "c"), 3, 12, () -> ceph.kill("client.rgw.a"));
         try {

@@ -5,6 +5,7 @@ import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.api.transport.Transport;
 import org.objrdma.cuobj.CuObjRDMATunable;
 import org.objrdma.cuobj.CuObjServer;
+import org.objrdma.cuobj.CuObjService;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
@@ -28,13 +29,14 @@ import org.slf4j.LoggerFactory;
  * transfer, and drops its connections on the old one. A configuration change re-activates the component: the
  * old server is unregistered and closed, a new one registered.
  *
- * <p>While active it also sets {@link CuObjServer#setDefaultTransport} and {@link CuObjServer#setDefaultAgentKey},
- * so that code written against the C-style constructors ({@code new CuObjServer(ip, port, proto)}) works inside
- * the container.
+ * <p>While active it also registers its transport and shared agent key as a {@link ContainerDefaults.Source}
+ * (instance state of this component, no static field), so that code written against the C-style constructors
+ * ({@code new CuObjServer(ip, port, proto)}) works inside the container; they are gone with the component.
  *
- * <p>The service object is the class {@link CuObjServer}; it is registered by the component itself (DS can
- * only register what the component class implements), with the properties {@code ip}, {@code port},
- * {@code num.dcis} and {@code objrdma.cuobj.transport} (the transport's name at activation).
+ * <p>The service is registered under {@link CuObjService} (what the gateway binds) and the class
+ * {@link CuObjServer} (for code written against the C API), by the component itself (DS can only register what
+ * the component class implements), with the properties {@code ip}, {@code port}, {@code num.dcis} and
+ * {@code objrdma.cuobj.transport} (the transport's name at activation).
  */
 @Component(name = CuObjServerComponent.PID, service = {}, immediate = true,
         configurationPolicy = ConfigurationPolicy.REQUIRE)
@@ -50,7 +52,8 @@ public final class CuObjServerComponent {
     private volatile Transport transport;
     private volatile Telemetry telemetry;
     private CuObjServer server;
-    private ServiceRegistration<CuObjServer> registration;
+    private ServiceRegistration<?> registration;
+    private ServiceRegistration<ContainerDefaults.Source> defaultsRegistration;
 
     @Activate
     void activate(BundleContext context, CuObjServerConfig config) {
@@ -70,37 +73,52 @@ public final class CuObjServerComponent {
                     + (transport == null ? "none" : transport.name()) + " (see the log for the reason)");
         }
         server = created;
-        CuObjServer.setDefaultTransport(() -> transport);
         // no shared key configured: per-principal mode, and C-style servers get none either
-        CuObjServer.setDefaultAgentKey(tunable.getAgentKey() != null ? tunable.getAgentKey()
-                : tunable.isAgentKeyFromDcKey() ? org.objrdma.wire.AgentKeys.fromDcKey(tunable.getDcKey()) : null);
+        byte[] sharedKey = ServerSession.sharedKeyOf(tunable);
+        defaultsRegistration = context.registerService(ContainerDefaults.Source.class, new ContainerDefaults.Source() {
+            @Override
+            public Transport transport() {
+                return transport;
+            }
+
+            @Override
+            public byte[] agentKey() {
+                return sharedKey == null ? null : sharedKey.clone();
+            }
+        }, null);
         Hashtable<String, Object> props = new Hashtable<>();
         props.put("ip", settings.ip());
         props.put("port", settings.port());
         props.put("num.dcis", tunable.getNumDcis());
         props.put("objrdma.cuobj.transport", transport == null ? "" : transport.name());
-        registration = context.registerService(CuObjServer.class, created, props);
+        registration = context.registerService(new String[] {CuObjService.class.getName(), CuObjServer.class.getName()},
+                created, props);
         LOG.info("cuObject server {}:{} active: {} channels, transport {}, {}", settings.ip(), settings.port(),
                 tunable.getNumDcis(), transport == null ? "none" : transport.name(), tunable);
     }
 
     @Deactivate
     void deactivate() {
-        if (registration != null) {
-            try {
-                registration.unregister();
-            } catch (IllegalStateException alreadyGone) {
-                // the framework unregistered it with the bundle
-            }
-            registration = null;
-        }
-        CuObjServer.setDefaultTransport(null);
-        CuObjServer.setDefaultAgentKey(null);
+        unregister(registration);
+        registration = null;
+        unregister(defaultsRegistration);
+        defaultsRegistration = null;
         if (server != null) {
             server.close();
             server = null;
         }
         LOG.info("cuObject server stopped");
+    }
+
+    private static void unregister(ServiceRegistration<?> r) {
+        if (r == null) {
+            return;
+        }
+        try {
+            r.unregister();
+        } catch (IllegalStateException alreadyGone) {
+            // the framework unregistered it with the bundle
+        }
     }
 
     @Reference(name = "transport", service = Transport.class, cardinality = ReferenceCardinality.MANDATORY,

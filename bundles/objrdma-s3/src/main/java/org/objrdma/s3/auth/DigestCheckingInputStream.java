@@ -1,9 +1,8 @@
 package org.objrdma.s3.auth;
 
-import java.io.FilterInputStream;
-import java.io.IOException;
 import java.io.InputStream;
 import java.security.MessageDigest;
+import org.objrdma.s3.CheckedBodyStream;
 import org.objrdma.s3.S3BodyException;
 import org.objrdma.s3.S3ErrorCode;
 
@@ -12,7 +11,7 @@ import org.objrdma.s3.S3ErrorCode;
  * one: a mismatch is thrown instead of returning EOF (so a store that commits at EOF commits nothing).
  * Used for a signed {@code x-amz-content-sha256} and for {@code Content-MD5}.
  */
-public final class DigestCheckingInputStream extends FilterInputStream {
+public final class DigestCheckingInputStream extends CheckedBodyStream {
 
     private final MessageDigest digest;
     private final byte[] expected;
@@ -22,7 +21,7 @@ public final class DigestCheckingInputStream extends FilterInputStream {
 
     public DigestCheckingInputStream(InputStream in, MessageDigest digest, byte[] expected, S3ErrorCode code,
             String message) {
-        super(in);
+        super(in, Long.MAX_VALUE);
         this.digest = digest;
         this.expected = expected.clone();
         this.code = code;
@@ -30,36 +29,18 @@ public final class DigestCheckingInputStream extends FilterInputStream {
     }
 
     @Override
-    public int read() throws IOException {
-        byte[] one = new byte[1];
-        int n = read(one, 0, 1);
-        return n < 0 ? -1 : one[0] & 0xff;
+    protected void onBytes(byte[] b, int off, int n) {
+        digest.update(b, off, n);
     }
 
     @Override
-    public int read(byte[] b, int off, int len) throws IOException {
-        int n = in.read(b, off, len);
-        if (n > 0) {
-            digest.update(b, off, n);
-        } else if (n < 0 && !checked) {
-            if (!MessageDigest.isEqual(digest.digest(), expected)) {
-                throw new S3BodyException(code, message);
-            }
-            checked = true;
+    protected void onEnd(long total) throws S3BodyException {
+        if (checked) {
+            return;
         }
-        return n;
-    }
-
-    @Override
-    public long skip(long n) throws IOException {
-        // skipping would leave bytes out of the digest
-        byte[] buf = new byte[(int) Math.min(8192, Math.max(0, n))];
-        int r = read(buf, 0, buf.length);
-        return Math.max(r, 0);
-    }
-
-    @Override
-    public boolean markSupported() {
-        return false;
+        if (!MessageDigest.isEqual(digest.digest(), expected)) {
+            throw new S3BodyException(code, message);
+        }
+        checked = true;
     }
 }

@@ -12,7 +12,7 @@ import org.objrdma.api.store.PutResult;
 import org.objrdma.api.store.StoreAction;
 import org.objrdma.api.store.StoreException;
 import org.objrdma.cuobj.CuObjPrincipal;
-import org.objrdma.cuobj.CuObjServer;
+import org.objrdma.cuobj.CuObjService;
 import org.objrdma.s3.S3ErrorCode;
 import org.objrdma.s3.S3Exception;
 import org.objrdma.s3.auth.PayloadMode;
@@ -111,7 +111,7 @@ final class CuObjOperations {
 
     /** Why this request cannot go over cuObject (or its RC connection), or null if it can. */
     private static String declineReason(Exchange x, long length, RcConnection rc) {
-        CuObjServer server = x.rdma.cuObj().get();
+        CuObjService server = x.rdma.cuObj().get();
         if (rc == null && (server == null || !server.isConnected())) {
             return "no cuObject transport is available";
         }
@@ -129,7 +129,7 @@ final class CuObjOperations {
 
     private static CuObjPipeline pipeline(Exchange x, Token t, long length, RcConnection rc)
             throws S3Exception, CuObjPipeline.Unavailable {
-        CuObjServer server = x.rdma.cuObj().get();
+        CuObjService server = x.rdma.cuObj().get();
         StagingPool pool = x.rdma.staging().get();
         if (pool == null || rc == null && server == null) {
             throw new CuObjPipeline.Unavailable("the cuObject server or staging pool went away", false);

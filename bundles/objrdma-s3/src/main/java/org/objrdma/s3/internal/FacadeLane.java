@@ -6,7 +6,7 @@ import org.objrdma.api.staging.StagingLease;
 import org.objrdma.api.staging.StagingPool;
 import org.objrdma.cuobj.CuObj;
 import org.objrdma.cuobj.CuObjPrincipal;
-import org.objrdma.cuobj.CuObjServer;
+import org.objrdma.cuobj.CuObjService;
 import org.objrdma.cuobj.RdmaBuffer;
 
 /**
@@ -17,7 +17,7 @@ final class FacadeLane implements ChunkLane {
 
     private static final Duration BORROW_WAIT = Duration.ofSeconds(5);
 
-    private final CuObjServer server;
+    private final CuObjService server;
     private final CuObjPrincipal principal;
     private final String key;
     private final String descriptor;
@@ -25,7 +25,7 @@ final class FacadeLane implements ChunkLane {
     private final RdmaBuffer[] buffers = new RdmaBuffer[2];
     private int channel = CuObj.INVALID_CHANNEL_ID;
 
-    FacadeLane(CuObjServer server, CuObjPrincipal principal, String key, String descriptor, long remoteStart)
+    FacadeLane(CuObjService server, CuObjPrincipal principal, String key, String descriptor, long remoteStart)
             throws CuObjPipeline.Unavailable {
         this.server = server;
         this.principal = principal;

@@ -4,7 +4,7 @@ import java.util.Objects;
 import java.util.function.Supplier;
 import org.objrdma.api.session.SessionManager;
 import org.objrdma.api.staging.StagingPool;
-import org.objrdma.cuobj.CuObjServer;
+import org.objrdma.cuobj.CuObjService;
 
 /**
  * The services behind the RDMA paths, read on every request (each may come and go: the suppliers answer
@@ -20,7 +20,7 @@ import org.objrdma.cuobj.CuObjServer;
  *                      {@link RcConnections#NONE}; since 1.2.0
  */
 public record RdmaServices(Supplier<SessionManager> sessions, Supplier<StagingPool> staging,
-        Supplier<CuObjServer> cuObj, RdmaSettings settings, RcConnections rcConnections) {
+        Supplier<CuObjService> cuObj, RdmaSettings settings, RcConnections rcConnections) {
 
     /** No RDMA services: plain S3; every RDMA request is declined or answered 503. */
     public static final RdmaServices NONE = new RdmaServices(() -> null, () -> null, () -> null, RdmaSettings.DEFAULTS);
@@ -34,13 +34,13 @@ public record RdmaServices(Supplier<SessionManager> sessions, Supplier<StagingPo
     }
 
     /** Without cuObject-over-RC connections ({@link RcConnections#NONE}). */
-    public RdmaServices(Supplier<SessionManager> sessions, Supplier<StagingPool> staging, Supplier<CuObjServer> cuObj,
+    public RdmaServices(Supplier<SessionManager> sessions, Supplier<StagingPool> staging, Supplier<CuObjService> cuObj,
             RdmaSettings settings) {
         this(sessions, staging, cuObj, settings, RcConnections.NONE);
     }
 
     /** Fixed services (tests, a host store that owns them). */
-    public static RdmaServices of(SessionManager sessions, StagingPool staging, CuObjServer cuObj,
+    public static RdmaServices of(SessionManager sessions, StagingPool staging, CuObjService cuObj,
             RdmaSettings settings) {
         return new RdmaServices(() -> sessions, () -> staging, () -> cuObj, settings);
     }

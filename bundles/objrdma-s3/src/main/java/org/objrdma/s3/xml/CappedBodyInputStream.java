@@ -1,8 +1,8 @@
 package org.objrdma.s3.xml;
 
-import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import org.objrdma.s3.CheckedBodyStream;
 import org.objrdma.s3.S3BodyException;
 import org.objrdma.s3.S3ErrorCode;
 import org.objrdma.s3.S3Exception;
@@ -13,22 +13,12 @@ import org.objrdma.s3.S3Exception;
  * or chunk signature check below it), because the StAX reader wraps I/O failures in its own exception and the
  * client must get the S3 error, not MalformedXML.
  */
-final class CappedBodyInputStream extends FilterInputStream {
+final class CappedBodyInputStream extends CheckedBodyStream {
 
-    private final long maxBytes;
-    private long read;
     private S3BodyException failure;
 
     CappedBodyInputStream(InputStream in, long maxBytes) {
-        super(in);
-        this.maxBytes = maxBytes;
-    }
-
-    @Override
-    public int read() throws IOException {
-        byte[] one = new byte[1];
-        int n = read(one, 0, 1);
-        return n < 0 ? -1 : one[0] & 0xff;
+        super(in, maxBytes);
     }
 
     @Override
@@ -37,16 +27,7 @@ final class CappedBodyInputStream extends FilterInputStream {
             throw failure;
         }
         try {
-            // ask for at most one byte past the limit: enough to know it was crossed
-            int n = in.read(b, off, (int) Math.min(len, maxBytes + 1 - read));
-            if (n > 0) {
-                read += n;
-                if (read > maxBytes) {
-                    throw new S3BodyException(S3ErrorCode.MAX_MESSAGE_LENGTH_EXCEEDED,
-                            "Your request was too big: an XML body may have at most " + maxBytes + " bytes");
-                }
-            }
-            return n;
+            return super.read(b, off, len);
         } catch (S3BodyException e) {
             failure = e;
             throw e;
@@ -54,10 +35,9 @@ final class CappedBodyInputStream extends FilterInputStream {
     }
 
     @Override
-    public long skip(long n) throws IOException {
-        // skipped bytes would escape the limit and the checks below
-        byte[] sink = new byte[(int) Math.min(8192, Math.max(0, n))];
-        return Math.max(0, read(sink, 0, sink.length));
+    protected IOException overLimit(long limit) {
+        return new S3BodyException(S3ErrorCode.MAX_MESSAGE_LENGTH_EXCEEDED,
+                "Your request was too big: an XML body may have at most " + limit + " bytes");
     }
 
     /**
@@ -67,11 +47,6 @@ final class CappedBodyInputStream extends FilterInputStream {
     @Override
     public void close() {
         // the body stays open
-    }
-
-    @Override
-    public boolean markSupported() {
-        return false;
     }
 
     /** The S3 error the body raised, if any. */

@@ -1,10 +1,10 @@
 package org.objrdma.s3.internal.servlet;
 
-import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import org.objrdma.s3.CheckedBodyStream;
 import org.objrdma.s3.S3BodyException;
 import org.objrdma.s3.S3ErrorCode;
 
@@ -20,67 +20,43 @@ import org.objrdma.s3.S3ErrorCode;
  * small chunked body whose end arrives a few milliseconds after its first byte is already "too slow" (a 1-byte
  * chunked PUT failed that way). A client that sends nothing at all is Jetty's idle timeout's.
  */
-final class ContainerBodyInputStream extends FilterInputStream {
+final class ContainerBodyInputStream extends CheckedBodyStream {
 
     static final long MIN_BYTES_PER_SECOND = 1024;
     static final long GRACE_SECONDS = 10;
 
     private final LongSupplier nanoClock;
     private long firstRead = Long.MIN_VALUE;
-    private long received;
 
     ContainerBodyInputStream(InputStream in) {
         this(in, System::nanoTime);
     }
 
     ContainerBodyInputStream(InputStream in, LongSupplier nanoClock) {
-        super(in);
+        super(in, Long.MAX_VALUE);
         this.nanoClock = nanoClock;
     }
 
     @Override
-    public int read() throws IOException {
+    protected int readBelow(byte[] b, int off, int len) throws IOException {
         started();
-        int b;
         try {
-            b = in.read();
+            return in.read(b, off, len);
         } catch (RuntimeException e) {
             throw refused(e);
         }
-        if (b >= 0) {
-            arrived(1);
-        }
-        return b;
     }
 
     @Override
-    public int read(byte[] b, int off, int len) throws IOException {
-        started();
-        int n;
-        try {
-            n = in.read(b, off, len);
-        } catch (RuntimeException e) {
-            throw refused(e);
+    protected void onBytes(byte[] b, int off, int n) throws S3BodyException {
+        // counted by the base already: check the rate after the read (a read that waited is judged once done)
+        long received = count();
+        long pastGrace = nanoClock.getAsLong() - firstRead - TimeUnit.SECONDS.toNanos(GRACE_SECONDS);
+        if (pastGrace > 0 && received < MIN_BYTES_PER_SECOND * TimeUnit.NANOSECONDS.toMillis(pastGrace) / 1000) {
+            throw new S3BodyException(S3ErrorCode.REQUEST_TIMEOUT, "Your socket connection to the server was not "
+                    + "read from or written to within the timeout period (the body arrived slower than "
+                    + MIN_BYTES_PER_SECOND + " bytes/s after " + GRACE_SECONDS + " s: " + received + " bytes)");
         }
-        if (n > 0) {
-            arrived(n);
-        }
-        return n;
-    }
-
-    @Override
-    public long skip(long n) throws IOException {
-        started();
-        long skipped;
-        try {
-            skipped = in.skip(n);
-        } catch (RuntimeException e) {
-            throw refused(e);
-        }
-        if (skipped > 0) {
-            arrived(skipped);
-        }
-        return skipped;
     }
 
     @Override
@@ -95,17 +71,6 @@ final class ContainerBodyInputStream extends FilterInputStream {
     private void started() {
         if (firstRead == Long.MIN_VALUE) {
             firstRead = nanoClock.getAsLong();
-        }
-    }
-
-    /** Counts what a read returned, then checks the rate (after the read: a read that waited is judged once done). */
-    private void arrived(long bytes) throws S3BodyException {
-        received += bytes;
-        long pastGrace = nanoClock.getAsLong() - firstRead - TimeUnit.SECONDS.toNanos(GRACE_SECONDS);
-        if (pastGrace > 0 && received < MIN_BYTES_PER_SECOND * TimeUnit.NANOSECONDS.toMillis(pastGrace) / 1000) {
-            throw new S3BodyException(S3ErrorCode.REQUEST_TIMEOUT, "Your socket connection to the server was not "
-                    + "read from or written to within the timeout period (the body arrived slower than "
-                    + MIN_BYTES_PER_SECOND + " bytes/s after " + GRACE_SECONDS + " s: " + received + " bytes)");
         }
     }
 

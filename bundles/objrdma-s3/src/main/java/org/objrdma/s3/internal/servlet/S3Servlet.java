@@ -21,7 +21,7 @@ import org.objrdma.s3.rdma.RdmaServices;
 import org.objrdma.s3.rdma.RdmaSettings;
 import org.objrdma.api.session.SessionManager;
 import org.objrdma.api.staging.StagingPool;
-import org.objrdma.cuobj.CuObjServer;
+import org.objrdma.cuobj.CuObjService;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.component.annotations.ReferencePolicyOption;
@@ -72,7 +72,7 @@ public final class S3Servlet extends HttpServlet {
 
     @Reference(name = "cuObj", cardinality = ReferenceCardinality.OPTIONAL, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
-    private transient volatile CuObjServer cuObj;
+    private transient volatile CuObjService cuObj;
 
     // cuObject over RC: the connections outlive a reconfigured gateway; closed when the component stops
     private transient volatile Transport rcTransport;
