@@ -127,6 +127,7 @@ final class MultipartOperations {
             }
             parts.add(new CompletedPart(p.partNumber(), p.etag(), checksums));
         }
+        parts = RepeatedPartNumbers.collapse(x.store, x.bucket, x.key, uploadId, parts);
         checkDeclaredChecksums(declared, parts);
         PutResult result = x.store.completeMultipartUpload(x.bucket, x.key, uploadId, parts);
         XmlWriter xml = XmlWriter.document("CompleteMultipartUploadResult", true)
