@@ -4,5 +4,5 @@
  * with its own HTTP server implements {@link org.objrdma.s3.S3Request} and {@link org.objrdma.s3.S3Response}.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("1.3.0")
+@org.osgi.annotation.versioning.Version("1.4.0")
 package org.objrdma.s3;

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.objrdma.api.store.BucketInfo;
+import org.objrdma.api.store.CannedAcl;
 import org.objrdma.api.store.DeleteResult;
 import org.objrdma.api.store.StoreAction;
 import org.objrdma.api.store.StoreError;
@@ -33,6 +34,7 @@ final class BucketOperations {
 
     static void create(Exchange x) throws S3Exception, StoreException, IOException {
         x.authorize(StoreAction.CREATE_BUCKET);
+        CannedAcl acl = CannedAcls.requested(x);
         // CreateBucketConfiguration (a LocationConstraint) is read, verified like any body, and not needed
         Bodies.discardSmall(x);
         try {
@@ -43,6 +45,13 @@ final class BucketOperations {
             if (e.error() != StoreError.BUCKET_ALREADY_OWNED_BY_YOU || !x.settings.region().equals("us-east-1")) {
                 throw e;
             }
+            x.response.header("Location", "/" + x.bucket);
+            x.sendEmpty(200);
+            return;
+        }
+        if (acl != CannedAcl.PRIVATE) {
+            // created private, then opened: a failure in between leaves the bucket private, never more open
+            x.store.setBucketAcl(x.bucket, acl);
         }
         x.response.header("Location", "/" + x.bucket);
         x.sendEmpty(200);

@@ -34,7 +34,7 @@ final class MultipartOperations {
 
     static void create(Exchange x) throws S3Exception, StoreException, IOException {
         x.authorize(StoreAction.PUT_OBJECT);
-        ObjectAttributes attributes = Attributes.from(x.request);
+        ObjectAttributes attributes = Attributes.from(x.request).withAcl(CannedAcls.requested(x));
         Optional<ChecksumAlgorithm> algorithm = Bodies.algorithmHeader(x);
         UploadInfo upload = x.store.createMultipartUpload(x.bucket, x.key, attributes, algorithm.orElse(null));
         algorithm.ifPresent(a -> x.response.header("x-amz-checksum-algorithm", a.s3Name()));
