@@ -151,8 +151,12 @@ fi
 host=$($python -c "import urllib.parse,sys; print(urllib.parse.urlparse(sys.argv[1]).hostname)" "$endpoint")
 port=$($python -c "import urllib.parse,sys; print(urllib.parse.urlparse(sys.argv[1]).port)" "$endpoint")
 user() { # section key secret name
+    # objrdma has no display names: a user is its access key, which it answers as ID and DisplayName (the suite
+    # compares both); s3proxy keeps the name
+    local display=$4
+    [ "$server" = objrdma ] && display=$2
     printf '[%s]\ndisplay_name = %s\nuser_id = %s\nemail = %s@example.com\naccess_key = %s\nsecret_key = %s\n\n' \
-        "$1" "$4" "$2" "$4" "$2" "$3"
+        "$1" "$display" "$2" "$4" "$2" "$3"
 }
 {
     printf '[DEFAULT]\nhost = %s\nport = %s\nis_secure = False\nssl_verify = False\n\n' "$host" "$port"

@@ -69,7 +69,7 @@ final class AnonymousRoutes {
         if (sha != null && sha.startsWith("STREAMING-")) {
             throw new S3Exception(S3ErrorCode.INVALID_REQUEST, "An aws-chunked body needs a signed request");
         }
-        Router.refuseUnknownSubresources(query);
+        Router.refuseUnknownSubresources(request.method(), query);
         for (QueryString.Param p : query.params()) {
             if (OWNER_ONLY.contains(p.name())) {
                 throw denied("the '" + p.name() + "' sub-resource needs a signed request");

@@ -73,15 +73,14 @@ final class CannedAcls {
     }
 
     /**
-     * An AccessControlPolicy document: the owner's FULL_CONTROL, then the groups {@code acl} grants to. Objects
-     * are owned by their bucket's owner, so {@code owner} is that for both.
+     * An AccessControlPolicy document: the groups {@code acl} grants to, then the owner's FULL_CONTROL (the order
+     * RGW answers in, which ceph's s3-tests compare against). Objects are owned by their bucket's owner, so
+     * {@code owner} is that for both.
      */
     static XmlWriter policy(String owner, CannedAcl acl) {
         XmlWriter xml = XmlWriter.document("AccessControlPolicy", true)
                 .start("Owner").element("ID", owner).element("DisplayName", owner).end()
                 .start("AccessControlList");
-        grant(xml.start("Grant").start("Grantee", "xmlns:xsi", "http://www.w3.org/2001/XMLSchema-instance",
-                "xsi:type", "CanonicalUser").element("ID", owner).element("DisplayName", owner).end(), "FULL_CONTROL");
         switch (acl) {
             case PUBLIC_READ -> group(xml, ALL_USERS, "READ");
             case PUBLIC_READ_WRITE -> {
@@ -90,9 +89,11 @@ final class CannedAcls {
             }
             case AUTHENTICATED_READ -> group(xml, AUTHENTICATED_USERS, "READ");
             default -> {
-                // private and the bucket-owner ACLs: the owner is the bucket's owner, whose grant is above
+                // private and the bucket-owner ACLs: the owner is the bucket's owner, whose grant follows
             }
         }
+        grant(xml.start("Grant").start("Grantee", "xmlns:xsi", "http://www.w3.org/2001/XMLSchema-instance",
+                "xsi:type", "CanonicalUser").element("ID", owner).element("DisplayName", owner).end(), "FULL_CONTROL");
         return xml.end();
     }
 
