@@ -80,15 +80,7 @@ final class AnonymousRoutes {
         String method = request.method();
         if (key == null) {
             switch (method) {
-                case "GET" -> {
-                    if ("2".equals(query.get("list-type"))) {
-                        ListOperations.listV2(x);
-                    } else if (query.has("list-type")) {
-                        throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "list-type must be 2");
-                    } else {
-                        ListOperations.listV1(x);
-                    }
-                }
+                case "GET" -> ListOperations.list(x);
                 case "HEAD" -> BucketOperations.head(x);
                 default -> throw denied(method + " on a bucket needs a signed request");
             }

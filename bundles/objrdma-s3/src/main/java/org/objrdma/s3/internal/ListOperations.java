@@ -40,6 +40,17 @@ final class ListOperations {
         return s == null || s.isEmpty() ? null : s;
     }
 
+    /** ListObjects: V2 for {@code list-type=2}, V1 without {@code list-type}; another list-type is InvalidArgument. */
+    static void list(Exchange x) throws S3Exception, StoreException, IOException {
+        if ("2".equals(x.query.get("list-type"))) {
+            listV2(x);
+        } else if (x.query.has("list-type")) {
+            throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "list-type must be 2");
+        } else {
+            listV1(x);
+        }
+    }
+
     static void listV2(Exchange x) throws S3Exception, StoreException, IOException {
         x.authorize(StoreAction.LIST_OBJECTS);
         UnaryOperator<String> enc = encoding(x);

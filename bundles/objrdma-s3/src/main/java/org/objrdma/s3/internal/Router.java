@@ -81,12 +81,8 @@ final class Router {
                         BucketOperations.location(x);
                     } else if (q.has("uploads")) {
                         ListOperations.listUploads(x);
-                    } else if ("2".equals(q.get("list-type"))) {
-                        ListOperations.listV2(x);
-                    } else if (q.has("list-type")) {
-                        throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "list-type must be 2");
                     } else {
-                        ListOperations.listV1(x);
+                        ListOperations.list(x);
                     }
                 }
                 case "HEAD" -> BucketOperations.head(x);
