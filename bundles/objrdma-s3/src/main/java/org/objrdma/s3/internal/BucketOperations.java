@@ -3,7 +3,6 @@ package org.objrdma.s3.internal;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import org.objrdma.api.store.BucketInfo;
 import org.objrdma.api.store.CannedAcl;
 import org.objrdma.api.store.DeleteResult;
 import org.objrdma.api.store.StoreAction;
@@ -18,18 +17,6 @@ import org.objrdma.s3.xml.XmlWriter;
 final class BucketOperations {
 
     private BucketOperations() {
-    }
-
-    static void listBuckets(Exchange x) throws S3Exception, StoreException, IOException {
-        x.authorize(StoreAction.LIST_BUCKETS, null, null);
-        String owner = x.auth.accessKeyId();
-        XmlWriter xml = XmlWriter.document("ListAllMyBucketsResult", true)
-                .start("Owner").element("ID", owner).element("DisplayName", owner).end()
-                .start("Buckets");
-        for (BucketInfo b : x.store.listBuckets(owner)) {
-            xml.start("Bucket").element("Name", b.name()).element("CreationDate", Http.isoDate(b.created())).end();
-        }
-        x.sendXml(200, xml.end());
     }
 
     static void create(Exchange x) throws S3Exception, StoreException, IOException {

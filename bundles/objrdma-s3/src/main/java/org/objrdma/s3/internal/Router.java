@@ -19,7 +19,7 @@ final class Router {
             "response-cache-control", "response-content-disposition", "response-content-encoding",
             "X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Date", "X-Amz-Expires", "X-Amz-SignedHeaders",
             "X-Amz-Signature", "X-Amz-Content-Sha256", "X-Amz-Security-Token", "AWSAccessKeyId", "Signature", "Expires",
-            "uploads", "delete", "location", "acl", "attributes");
+            "uploads", "delete", "location", "acl", "attributes", "max-buckets", "bucket-region");
 
     /**
      * S3's sub-resources and feature parameters this gateway does not serve: 501 on any method. Other unknown
@@ -69,7 +69,7 @@ final class Router {
         }
         if (x.bucket == null) {
             if (method.equals("GET")) {
-                BucketOperations.listBuckets(x);
+                ListBucketsOperation.get(x);
                 return;
             }
             throw notAllowed(method);
