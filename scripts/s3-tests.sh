@@ -19,6 +19,10 @@
 # etc/org.objrdma.store.fs.cfg; Karaf picks the change up live. s3proxy has one identity, so all three users
 # are the same there (tests that need a second identity to be refused fail on s3proxy for that reason).
 #
+# Public access: the script turns on public.access.enabled in the run directory's etc/org.objrdma.s3.cfg (off by
+# default, as AWS's Block Public Access, which these tests need off there too) for the anonymous and public-ACL
+# tests; it stays on in that run directory until you set it back.
+#
 # The suite empties its buckets with ListObjectVersions, which objrdma does not implement (501): the pytest
 # plugin scripts/s3-tests/s3tests_unversioned_cleanup.py falls back to unversioned calls for that cleanup only.
 #
@@ -119,6 +123,14 @@ if [ "$server" = objrdma ]; then
         sleep 1
     done
     lists_buckets "$endpoint" "$alt_key" "$alt_secret" || { echo "s3-tests.sh: the alt credential is not active in $cfg" >&2; exit 1; }
+    # the suite's anonymous and public-ACL tests need public access, which is off by default (as AWS's Block
+    # Public Access, which these tests need turned off there too); Karaf applies the change live
+    s3cfg="$home/etc/org.objrdma.s3.cfg"
+    if ! grep -q '^[[:space:]]*public\.access\.enabled[[:space:]]*=[[:space:]]*true' "$s3cfg"; then
+        sed -i '/^[[:space:]]*public\.access\.enabled[[:space:]]*[=:]/d' "$s3cfg"
+        printf 'public.access.enabled = true\n' >> "$s3cfg"
+        sleep 3
+    fi
 else
     . scripts/jdk.sh
     objrdma_select_jdk
@@ -139,8 +151,12 @@ fi
 host=$($python -c "import urllib.parse,sys; print(urllib.parse.urlparse(sys.argv[1]).hostname)" "$endpoint")
 port=$($python -c "import urllib.parse,sys; print(urllib.parse.urlparse(sys.argv[1]).port)" "$endpoint")
 user() { # section key secret name
+    # objrdma has no display names: a user is its access key, which it answers as ID and DisplayName (the suite
+    # compares both); s3proxy keeps the name
+    local display=$4
+    [ "$server" = objrdma ] && display=$2
     printf '[%s]\ndisplay_name = %s\nuser_id = %s\nemail = %s@example.com\naccess_key = %s\nsecret_key = %s\n\n' \
-        "$1" "$4" "$2" "$4" "$2" "$3"
+        "$1" "$display" "$2" "$4" "$2" "$3"
 }
 {
     printf '[DEFAULT]\nhost = %s\nport = %s\nis_secure = False\nssl_verify = False\n\n' "$host" "$port"

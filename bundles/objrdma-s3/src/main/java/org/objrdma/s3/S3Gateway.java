@@ -100,6 +100,11 @@ public final class S3Gateway {
                         clock);
                 return;
             }
+            if (Dispatch.isServedAnonymously(request, query, settings)) {
+                // public access on, no signature: only what an ACL grants everyone (never the RDMA routes)
+                Dispatch.serveAnonymous(request, response, query, target.bucket(), target.key(), store, settings);
+                return;
+            }
             Authentication auth = authenticator.authenticate(request, query, target.bucket(), target.virtualHost());
             Dispatch.serve(request, response, query, auth, target.bucket(), target.key(), store, settings,
                     rdma);

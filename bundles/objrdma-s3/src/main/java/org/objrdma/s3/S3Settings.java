@@ -16,24 +16,41 @@ import java.util.regex.Pattern;
  * @param maxPutBytes        largest PutObject / UploadPart body
  * @param acceptSigV2        whether AWS Signature Version 2 is accepted (header and presigned) besides SigV4;
  *                           false is the stricter choice (the RDMA routes take SigV4 only either way)
+ * @param publicAccess       whether public canned ACLs (public-read, public-read-write, authenticated-read) may be
+ *                           set and are honoured, and anonymous requests served where such an ACL grants them; false
+ *                           (the default, as S3's Block Public Access) refuses those ACLs with 403 AccessDenied,
+ *                           ignores any already stored, and refuses every anonymous request before any lookup
+ *                           (since 1.4)
  */
 public record S3Settings(String region, String virtualHostDomain, Duration maxClockSkew, int maxXmlBodyBytes,
-        long maxPutBytes, boolean acceptSigV2) {
+        long maxPutBytes, boolean acceptSigV2, boolean publicAccess) {
 
     private static final Pattern REGION = Pattern.compile("[a-z0-9][a-z0-9-]{0,62}");
 
     public static final S3Settings DEFAULTS = new S3Settings("us-east-1", "", Duration.ofMinutes(15), 3 << 20,
-            5L << 30, true);
+            5L << 30, true, false);
 
     /** As the canonical constructor, with SigV2 accepted (the default). */
     public S3Settings(String region, String virtualHostDomain, Duration maxClockSkew, int maxXmlBodyBytes,
             long maxPutBytes) {
-        this(region, virtualHostDomain, maxClockSkew, maxXmlBodyBytes, maxPutBytes, true);
+        this(region, virtualHostDomain, maxClockSkew, maxXmlBodyBytes, maxPutBytes, true, false);
+    }
+
+    /** As the canonical constructor, public access off (the 1.3 form). */
+    public S3Settings(String region, String virtualHostDomain, Duration maxClockSkew, int maxXmlBodyBytes,
+            long maxPutBytes, boolean acceptSigV2) {
+        this(region, virtualHostDomain, maxClockSkew, maxXmlBodyBytes, maxPutBytes, acceptSigV2, false);
     }
 
     /** These settings with SigV2 accepted or refused. */
     public S3Settings withSigV2(boolean accept) {
-        return new S3Settings(region, virtualHostDomain, maxClockSkew, maxXmlBodyBytes, maxPutBytes, accept);
+        return new S3Settings(region, virtualHostDomain, maxClockSkew, maxXmlBodyBytes, maxPutBytes, accept,
+                publicAccess);
+    }
+
+    /** These settings with public access allowed or blocked. @since 1.4 */
+    public S3Settings withPublicAccess(boolean allow) {
+        return new S3Settings(region, virtualHostDomain, maxClockSkew, maxXmlBodyBytes, maxPutBytes, acceptSigV2, allow);
     }
 
     /** Checks every value; a bad one throws {@link IllegalArgumentException} naming the property. */

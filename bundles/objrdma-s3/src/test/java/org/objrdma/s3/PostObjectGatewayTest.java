@@ -218,7 +218,7 @@ class PostObjectGatewayTest {
     }
 
     @Test
-    void sigV2FormsAreRefusedWhenV2IsOffAndPublicAclsAreNotImplemented() throws Exception {
+    void sigV2FormsAreRefusedWhenV2IsOffAndPublicAclsAreBlockedByDefault() throws Exception {
         Map<String, String> f = v2(policy(conditions(", {\"acl\": \"public-read\"}"), Instant.now().plusSeconds(600)),
                 SdkSigner.AK, SdkSigner.SECRET);
         f.put("key", "up/v2");
@@ -226,7 +226,11 @@ class PostObjectGatewayTest {
         TestResponse r = call(gateway(false), post("b", form("b", "", f, new byte[] {1}), false));
         assertEquals("InvalidRequest", code(r), r::text);
         r = call(gateway(true), post("b", form("b", "", f, new byte[] {1}), false));
-        assertEquals(501, r.status, r::text);
+        // public.access.enabled is off by default: a public ACL is S3's Block Public Access refusal
+        assertEquals(403, r.status, r::text);
+        assertEquals("AccessDenied", code(r), r::text);
         assertTrue(r.text().contains("public-read"), r::text);
+        assertEquals(404, call(gateway(true), SdkSigner.sign("HEAD", "/bkt/up/v2", "", new byte[0], Body.SIGNED_HASH,
+                Instant.now())).status, "nothing stored");
     }
 }

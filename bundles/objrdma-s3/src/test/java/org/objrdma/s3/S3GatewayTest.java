@@ -376,6 +376,26 @@ class S3GatewayTest {
     }
 
     /**
+     * As S3, a read ignores a query parameter that names no sub-resource (a browser POST's redirect comes back to
+     * the bucket with bucket, key and etag appended); a feature's sub-resource stays 501, and so does any unknown
+     * parameter of a write, which then stores nothing.
+     */
+    @Test
+    void aReadIgnoresAParameterThatIsNoSubresourceAndAWriteRefusesIt() throws Exception {
+        assertEquals(200, call("PUT", "/bkt/k", "", new byte[] {1}, Body.SIGNED_HASH).status);
+        TestResponse list = call("GET", "/bkt", "bucket=bkt&key=k&etag=%22x%22", null, Body.SIGNED_HASH);
+        assertEquals(200, list.status, list.text());
+        assertTrue(list.text().contains("<Key>k</Key>"), list.text());
+        assertEquals(200, call("HEAD", "/bkt/k", "foo=bar", null, Body.SIGNED_HASH).status);
+        assertError(call("GET", "/bkt/k", "torrent", null, Body.SIGNED_HASH), 501, "NotImplemented");
+        assertError(call("GET", "/bkt", "publicAccessBlock", null, Body.SIGNED_HASH), 501, "NotImplemented");
+        assertError(call("PUT", "/bkt/other", "foo=bar", new byte[] {1}, Body.SIGNED_HASH), 501, "NotImplemented");
+        assertNotStored("/bkt/other");
+        assertError(call("DELETE", "/bkt/k", "foo=bar", null, Body.SIGNED_HASH), 501, "NotImplemented");
+        assertEquals(200, get("/bkt/k").status);
+    }
+
+    /**
      * Finding 6 of the security review: DeleteObjects authorizes the bucket (and finds it) before it reads a
      * byte of the body, and a body whose declared length is over the XML limit is refused before it is read.
      */

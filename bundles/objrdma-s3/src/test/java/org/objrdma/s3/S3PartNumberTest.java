@@ -9,15 +9,11 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.objrdma.api.store.CompletedPart;
-import org.objrdma.api.store.ObjectAttributes;
 import org.objrdma.api.store.PutOptions;
 import org.objrdma.s3.SdkSigner.Body;
 import org.objrdma.store.fs.EmbeddedStore;
@@ -36,13 +32,7 @@ class S3PartNumberTest {
         store = EmbeddedStores.inMemory(Map.of(SdkSigner.AK, SdkSigner.SECRET));
         gateway = new S3Gateway(store, S3Settings.DEFAULTS, Clock.systemUTC());
         store.createBucket(SdkSigner.AK, "bkt");
-        String id = store.createMultipartUpload("bkt", "mp", ObjectAttributes.NONE, null).uploadId();
-        List<CompletedPart> done = new ArrayList<>();
-        for (int i = 0; i < parts.length; i++) {
-            done.add(new CompletedPart(i + 1, store.uploadPart("bkt", "mp", id, i + 1,
-                    new ByteArrayInputStream(parts[i]), parts[i].length, PutOptions.DEFAULT).etag()));
-        }
-        store.completeMultipartUpload("bkt", "mp", id, done);
+        StoredMultipart.put(store, "bkt", "mp", parts);
         store.put("bkt", "single", new ByteArrayInputStream(random(10, 4)), 10, PutOptions.DEFAULT);
         store.put("bkt", "empty", new ByteArrayInputStream(new byte[0]), 0, PutOptions.DEFAULT);
     }

@@ -50,10 +50,34 @@ public abstract class Boto3Conformance extends S3ConformanceBase {
         runScript("boto3_rows.py", "rows-v2", "sigv2");
     }
 
-    /** ?acl: the owner's one grant, private accepted, public ACLs 501, a name that is no canned ACL 400. */
+    /** ?acl: the owner's one grant, private accepted, public ACLs 403 (public access off), not a canned ACL 400. */
     @Test
     void aclRows() throws Exception {
         runScript("boto3_rows.py", "rows-acl", "acl");
+    }
+
+    /**
+     * Issue 25's canned ACLs and anonymous access: refused by default (public ACLs 403, anonymous requests 403 before
+     * any lookup); with {@code public.access.enabled} on a public-read object is readable anonymously, a private one
+     * 403, an anonymous PUT lands only in a public-read-write bucket (owned by its owner); switched off again, the
+     * stored public ACLs are ignored.
+     */
+    @Test
+    void publicAccessRows() throws Exception {
+        String bucket = bucketName("public");
+        runScriptOn("boto3_rows.py", bucket, "public-blocked");
+        publicAccess(true);
+        try {
+            runScriptOn("boto3_rows.py", bucket, "public-on");
+        } finally {
+            publicAccess(false);
+        }
+        runScriptOn("boto3_rows.py", bucket, "public-blocked-again");
+    }
+
+    /** Turns the server's public access setting on or off; servers without one skip {@link #publicAccessRows}. */
+    protected void publicAccess(boolean on) throws Exception {
+        assumeTrue(false, "this server has no public access setting");
     }
 
     /** A malformed checksum is BadDigest; Complete's declared composite checksum is checked before completing. */
@@ -75,6 +99,10 @@ public abstract class Boto3Conformance extends S3ConformanceBase {
     }
 
     private void runScript(String name, String bucketPurpose, String... more) throws Exception {
+        runScriptOn(name, bucketName(bucketPurpose), more);
+    }
+
+    private void runScriptOn(String name, String bucket, String... more) throws Exception {
         assumeTrue(Files.isExecutable(PYTHON) && Processes.exec(scratch, Duration.ofSeconds(30), "", PYTHON.toString(),
                 "-c", "import boto3").exitValue() == 0, "Debian's python3-boto3 is not installed");
         Path script = scratch.resolve(name);
@@ -91,7 +119,7 @@ public abstract class Boto3Conformance extends S3ConformanceBase {
         }
         env.put("NO_PROXY", "127.0.0.1,localhost");
         List<String> command = new java.util.ArrayList<>(List.of(PYTHON.toString(), script.toString(),
-                endpoint().toString(), accessKey(), secretKey(), region(), bucketName(bucketPurpose),
+                endpoint().toString(), accessKey(), secretKey(), region(), bucket,
                 String.valueOf(followsS3Strictly())));
         command.addAll(List.of(more));
         Processes.Ran ran = Processes.exec(scratch, Duration.ofMinutes(2), "", env, command.toArray(String[]::new));

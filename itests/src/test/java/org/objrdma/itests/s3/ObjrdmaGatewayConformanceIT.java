@@ -98,6 +98,16 @@ class ObjrdmaGatewayConformanceIT {
     class Boto3 extends Boto3Conformance {
         @Override protected S3Target target() { return gateway.target(); }
         @Override protected boolean followsS3Strictly() { return true; }
+
+        /** As a user would: edits etc/org.objrdma.s3.cfg of the running distribution, which Karaf applies live. */
+        @Override
+        protected void publicAccess(boolean on) throws Exception {
+            Path cfg = gateway.home().resolve("etc/org.objrdma.s3.cfg");
+            java.util.List<String> lines = new java.util.ArrayList<>(java.nio.file.Files.readAllLines(cfg));
+            lines.removeIf(l -> l.strip().startsWith("public.access.enabled"));
+            lines.add("public.access.enabled = " + on);
+            java.nio.file.Files.write(cfg, lines);
+        }
     }
 
     /** Last: it crashes and restarts the distribution. */

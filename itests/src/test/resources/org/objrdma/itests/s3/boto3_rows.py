@@ -1,7 +1,8 @@
 """Issue 25's conformance rows found by ceph's s3-tests, each as Debian's boto3 shows it.
 
 usage: boto3_rows.py ENDPOINT ACCESS_KEY SECRET_KEY REGION BUCKET STRICT SECTION
-SECTION is one of: sigv2, acl, checksums, attributes, cors. Prints one 'ok <check>' line per check that holds; the
+SECTION is one of: sigv2, acl, checksums, attributes, cors, public-blocked, public-on, public-blocked-again (the
+public-* sections run in that order on one bucket while the caller turns public.access.enabled on and off again). Prints one 'ok <check>' line per check that holds; the
 first that does not raises (exit status 1), unless STRICT is false (the reference server s3proxy): then it prints a
 'deviation' line and goes on.
 """
@@ -11,7 +12,10 @@ import http.client
 import sys
 import urllib.parse
 
+import time
+
 import boto3
+from botocore import UNSIGNED
 from botocore.client import Config
 from botocore.exceptions import ClientError
 
@@ -86,16 +90,78 @@ elif section == "acl":
           200)
     check("PutObjectAcl private", s3.put_object_acl(Bucket=bucket, Key="k", ACL="private")
           ["ResponseMetadata"]["HTTPStatusCode"], 200)
+    # public access is off by default (Block Public Access): public ACLs are AWS's 403 then
     check("PutBucketAcl public-read refused", error(s3.put_bucket_acl, Bucket=bucket, ACL="public-read"),
-          (501, "NotImplemented"))
+          (403, "AccessDenied"))
     check("PutObjectAcl public-read refused", error(s3.put_object_acl, Bucket=bucket, Key="k", ACL="public-read"),
-          (501, "NotImplemented"))
+          (403, "AccessDenied"))
     bad = client("s3v4")
     with_headers(bad, "PutBucketAcl", {"x-amz-acl": "public-ready"})
     check("not a canned ACL", error(bad.put_bucket_acl, Bucket=bucket, ACL="public-read"), (400, "InvalidArgument"))
     check("still private", [g.get("Permission") for g in s3.get_bucket_acl(Bucket=bucket).get("Grants", [])],
           ["FULL_CONTROL"])
     check("ACL of a missing key", error(s3.get_object_acl, Bucket=bucket, Key="missing")[0], 404)
+
+elif section.startswith("public"):
+    # issue 25: canned ACLs and anonymous access, off by default (public.access.enabled = false, as S3's Block
+    # Public Access); the caller switches the setting between the sections, which the gateway applies live
+    anon = boto3.client("s3", endpoint_url=endpoint, region_name=region,
+                        config=Config(signature_version=UNSIGNED, s3={"addressing_style": "path"}))
+    rw = bucket + "-rw"
+
+    def eventually(name, probe, want):
+        """The setting applies live but not at once: the probe's answer may take a few seconds to change."""
+        deadline = time.time() + 60
+        got = probe()
+        while got != want and time.time() < deadline:
+            time.sleep(1)
+            got = probe()
+        check(name, got, want)
+
+    if section == "public-blocked":
+        s3.create_bucket(Bucket=bucket)
+        s3.put_object(Bucket=bucket, Key="priv", Body=b"private")
+        check("anonymous GET refused", error(anon.get_object, Bucket=bucket, Key="priv"), (403, "AccessDenied"))
+        check("anonymous GET in a missing bucket refused before any lookup",
+              error(anon.get_object, Bucket=bucket + "-none", Key="k"), (403, "AccessDenied"))
+        check("anonymous listing refused", error(anon.list_objects_v2, Bucket=bucket), (403, "AccessDenied"))
+        check("PutObject public-read blocked", error(s3.put_object, Bucket=bucket, Key="pub", Body=b"public",
+                                                     ACL="public-read"), (403, "AccessDenied"))
+        check("nothing stored", error(s3.head_object, Bucket=bucket, Key="pub")[0], 404)
+        check("PutBucketAcl public-read blocked", error(s3.put_bucket_acl, Bucket=bucket, ACL="public-read"),
+              (403, "AccessDenied"))
+        check("bucket still private", [g.get("Permission") for g in s3.get_bucket_acl(Bucket=bucket)["Grants"]],
+              ["FULL_CONTROL"])
+    elif section == "public-on":
+        eventually("PutBucketAcl public-read once public access is on",
+                   lambda: error(s3.put_bucket_acl, Bucket=bucket, ACL="public-read"), (200, None))
+        s3.put_object(Bucket=bucket, Key="pub", Body=b"public", ACL="public-read")
+        check("anonymous GET of a public-read object", anon.get_object(Bucket=bucket, Key="pub")["Body"].read(),
+              b"public")
+        check("anonymous GET of a private object", error(anon.get_object, Bucket=bucket, Key="priv"),
+              (403, "AccessDenied"))
+        check("anonymous listing of a public-read bucket",
+              [o["Key"] for o in anon.list_objects_v2(Bucket=bucket).get("Contents", [])], ["priv", "pub"])
+        check("anonymous PUT into a public-read bucket", error(anon.put_object, Bucket=bucket, Key="anon",
+                                                               Body=b"a"), (403, "AccessDenied"))
+        check("nothing stored by it", error(s3.head_object, Bucket=bucket, Key="anon")[0], 404)
+        s3.create_bucket(Bucket=rw, ACL="public-read-write")
+        check("anonymous PUT into a public-read-write bucket",
+              anon.put_object(Bucket=rw, Key="anon", Body=b"anonymous")["ResponseMetadata"]["HTTPStatusCode"], 200)
+        check("owned by the bucket's owner", [o["Owner"]["ID"] for o in s3.list_objects(Bucket=rw)["Contents"]],
+              [s3.get_bucket_acl(Bucket=rw)["Owner"]["ID"]])
+        check("the owner reads it", s3.get_object(Bucket=rw, Key="anon")["Body"].read(), b"anonymous")
+        check("anonymous ACL read refused", error(anon.get_object_acl, Bucket=bucket, Key="pub"),
+              (403, "AccessDenied"))
+        check("object ACL grants", sorted((g["Grantee"].get("URI", "owner"), g["Permission"])
+                                          for g in s3.get_object_acl(Bucket=bucket, Key="pub")["Grants"]),
+              [("http://acs.amazonaws.com/groups/global/AllUsers", "READ"), ("owner", "FULL_CONTROL")])
+    else:
+        eventually("stored public ACLs ignored once public access is off again",
+                   lambda: error(anon.get_object, Bucket=bucket, Key="pub"), (403, "AccessDenied"))
+        check("anonymous PUT refused again", error(anon.put_object, Bucket=rw, Key="again", Body=b"a"),
+              (403, "AccessDenied"))
+        check("the owner still reads", s3.get_object(Bucket=bucket, Key="pub")["Body"].read(), b"public")
 
 elif section == "checksums":
     s3.create_bucket(Bucket=bucket)

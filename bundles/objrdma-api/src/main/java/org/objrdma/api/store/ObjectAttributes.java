@@ -17,9 +17,11 @@ import java.util.TreeMap;
  * @param expires            Expires as sent, or null
  * @param userMetadata       {@code x-amz-meta-*} headers: names without the prefix, lower-cased (as S3
  *                           returns them), sorted; values as sent
+ * @param acl                the object's canned ACL, stored and committed with it (not returned on GET or HEAD);
+ *                           {@link CannedAcl#PRIVATE} when null is given (since 2.4)
  */
 public record ObjectAttributes(String contentType, String contentEncoding, String contentDisposition,
-        String contentLanguage, String cacheControl, String expires, Map<String, String> userMetadata) {
+        String contentLanguage, String cacheControl, String expires, Map<String, String> userMetadata, CannedAcl acl) {
 
     /** S3's content type for an object stored without one. */
     public static final String DEFAULT_CONTENT_TYPE = "binary/octet-stream";
@@ -29,6 +31,7 @@ public record ObjectAttributes(String contentType, String contentEncoding, Strin
 
     public ObjectAttributes {
         contentType = contentType == null ? DEFAULT_CONTENT_TYPE : contentType;
+        acl = acl == null ? CannedAcl.PRIVATE : acl;
         TreeMap<String, String> meta = new TreeMap<>();
         Objects.requireNonNull(userMetadata, "userMetadata").forEach((name, value) -> {
             Objects.requireNonNull(value, "user metadata value of " + name);
@@ -39,6 +42,19 @@ public record ObjectAttributes(String contentType, String contentEncoding, Strin
             meta.put(lower, value);
         });
         userMetadata = java.util.Collections.unmodifiableSortedMap(meta);
+    }
+
+    /** Private (the 2.3 form). */
+    public ObjectAttributes(String contentType, String contentEncoding, String contentDisposition,
+            String contentLanguage, String cacheControl, String expires, Map<String, String> userMetadata) {
+        this(contentType, contentEncoding, contentDisposition, contentLanguage, cacheControl, expires, userMetadata,
+                CannedAcl.PRIVATE);
+    }
+
+    /** These attributes with the ACL {@code newAcl}. @since 2.4 */
+    public ObjectAttributes withAcl(CannedAcl newAcl) {
+        return new ObjectAttributes(contentType, contentEncoding, contentDisposition, contentLanguage, cacheControl,
+                expires, userMetadata, newAcl);
     }
 
     /** Only a content type. */

@@ -66,6 +66,28 @@ public interface ObjectStore {
      */
     void deleteBucket(String bucket) throws StoreException;
 
+    /**
+     * True if this store keeps canned ACLs: {@link BucketInfo#acl()} through {@link #setBucketAcl}, and
+     * {@link ObjectAttributes#acl()} committed with an object (put, copy with a replacement, multipart creation).
+     * The gateway refuses an ACL other than private (501 NotImplemented) to a store that does not, rather than
+     * dropping it.
+     *
+     * @since 2.4
+     */
+    default boolean supportsAcls() {
+        return false;
+    }
+
+    /**
+     * Replaces a bucket's canned ACL, durably.
+     *
+     * @throws StoreException NO_SUCH_BUCKET; NOT_IMPLEMENTED unless {@link #supportsAcls()}
+     * @since 2.4
+     */
+    default BucketInfo setBucketAcl(String bucket, CannedAcl acl) throws StoreException {
+        throw new StoreException(StoreError.NOT_IMPLEMENTED, "the store " + name() + " keeps no ACLs");
+    }
+
     // ---- reading
 
     /**
@@ -142,7 +164,8 @@ public interface ObjectStore {
     /**
      * CopyObject within this store. The target gets the source's bytes and checksum algorithms, and either
      * the source's attributes ({@code replacement == null}, S3's COPY directive) or {@code replacement}
-     * (REPLACE). Copying an object onto itself without a replacement changes nothing and is refused.
+     * (REPLACE). An ACL is never copied (since 2.4): with COPY the target is {@link CannedAcl#PRIVATE}, as S3
+     * gives a copy its own ACL; a caller wanting another ACL passes a replacement. Copying an object onto itself without a replacement changes nothing and is refused.
      *
      * @throws StoreException NO_SUCH_BUCKET, NO_SUCH_KEY, PRECONDITION_FAILED (source conditions),
      *                        INVALID_REQUEST, ENTITY_TOO_LARGE

@@ -26,7 +26,13 @@
  *
  * <p>2.3.0 (issue 29): {@link org.objrdma.api.store.CompletionRecords}, the in-memory completion records the
  * embedded store and the S3 adapter each kept a copy of. Minor: a class added, nothing changed.
+ *
+ * <p>2.4.0 (issue 25): canned ACLs ({@link org.objrdma.api.store.CannedAcl}) kept with buckets
+ * ({@link org.objrdma.api.store.BucketInfo#acl()}, {@code ObjectStore#setBucketAcl}) and committed with objects
+ * ({@link org.objrdma.api.store.ObjectAttributes#acl()}), with {@code ObjectStore#supportsAcls()} (default false,
+ * so a 2.3 store is refused every ACL but private rather than dropping it). Minor: default methods, and the
+ * records keep their 2.3 constructors.
  */
 @org.osgi.annotation.bundle.Export
-@org.osgi.annotation.versioning.Version("2.3.0")
+@org.osgi.annotation.versioning.Version("2.4.0")
 package org.objrdma.api.store;

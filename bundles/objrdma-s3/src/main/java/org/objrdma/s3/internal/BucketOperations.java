@@ -3,7 +3,7 @@ package org.objrdma.s3.internal;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import org.objrdma.api.store.BucketInfo;
+import org.objrdma.api.store.CannedAcl;
 import org.objrdma.api.store.DeleteResult;
 import org.objrdma.api.store.StoreAction;
 import org.objrdma.api.store.StoreError;
@@ -19,20 +19,9 @@ final class BucketOperations {
     private BucketOperations() {
     }
 
-    static void listBuckets(Exchange x) throws S3Exception, StoreException, IOException {
-        x.authorize(StoreAction.LIST_BUCKETS, null, null);
-        String owner = x.auth.accessKeyId();
-        XmlWriter xml = XmlWriter.document("ListAllMyBucketsResult", true)
-                .start("Owner").element("ID", owner).element("DisplayName", owner).end()
-                .start("Buckets");
-        for (BucketInfo b : x.store.listBuckets(owner)) {
-            xml.start("Bucket").element("Name", b.name()).element("CreationDate", Http.isoDate(b.created())).end();
-        }
-        x.sendXml(200, xml.end());
-    }
-
     static void create(Exchange x) throws S3Exception, StoreException, IOException {
         x.authorize(StoreAction.CREATE_BUCKET);
+        CannedAcl acl = CannedAcls.requested(x);
         // CreateBucketConfiguration (a LocationConstraint) is read, verified like any body, and not needed
         Bodies.discardSmall(x);
         try {
@@ -43,6 +32,13 @@ final class BucketOperations {
             if (e.error() != StoreError.BUCKET_ALREADY_OWNED_BY_YOU || !x.settings.region().equals("us-east-1")) {
                 throw e;
             }
+            x.response.header("Location", "/" + x.bucket);
+            x.sendEmpty(200);
+            return;
+        }
+        if (acl != CannedAcl.PRIVATE) {
+            // created private, then opened: a failure in between leaves the bucket private, never more open
+            x.store.setBucketAcl(x.bucket, acl);
         }
         x.response.header("Location", "/" + x.bucket);
         x.sendEmpty(200);

@@ -25,6 +25,21 @@ public final class Dispatch {
         Router.route(new Exchange(request, response, query, auth, bucket, key, store, settings, rdma));
     }
 
+    /**
+     * Whether to serve the request as anonymous ({@link AnonymousRoutes}): it carries no signature at all and
+     * {@code public.access.enabled} is on. With the setting off an unsigned request goes to the authenticator, which
+     * refuses it before any lookup.
+     */
+    public static boolean isServedAnonymously(S3Request request, QueryString query, S3Settings settings) {
+        return settings.publicAccess() && AnonymousRoutes.isAnonymous(request, query);
+    }
+
+    /** Serves an anonymous request ({@link #isServedAnonymously}): only what the ACLs grant everyone. */
+    public static void serveAnonymous(S3Request request, S3Response response, QueryString query, String bucket,
+            String key, ObjectStore store, S3Settings settings) throws S3Exception, StoreException, IOException {
+        AnonymousRoutes.route(request, response, query, bucket, key, store, settings);
+    }
+
     /** True for the unsigned routes of cuObject over RC ({@code /.s3rdma-rc/...}), served without authentication. */
     public static boolean isUnsignedRoute(String bucket) {
         return RcConnectionRoutes.BUCKET.equals(bucket);

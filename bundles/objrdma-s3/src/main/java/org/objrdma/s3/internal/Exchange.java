@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import org.objrdma.api.store.ObjectStore;
 import org.objrdma.api.store.StoreAction;
+import org.objrdma.api.store.StoreException;
 import org.objrdma.s3.QueryString;
 import org.objrdma.s3.S3ErrorCode;
 import org.objrdma.s3.S3Exception;
@@ -32,9 +33,19 @@ final class Exchange {
     final S3Settings settings;
     /** The RDMA paths' services ({@link RdmaServices#NONE} for plain S3). */
     final RdmaServices rdma;
+    /** No signature at all ({@link AnonymousRoutes}): only what an ACL grants everyone is served. */
+    final boolean anonymous;
+    /** Set when {@link #authorize} let a non-owner read an object by its ACL: the opened version is judged again. */
+    private boolean objectReadByAcl;
 
     Exchange(S3Request request, S3Response response, QueryString query, Authentication auth, String bucket,
             String key, ObjectStore store, S3Settings settings, RdmaServices rdma) {
+        this(request, response, query, auth, bucket, key, store, settings, rdma, false);
+    }
+
+    Exchange(S3Request request, S3Response response, QueryString query, Authentication auth, String bucket,
+            String key, ObjectStore store, S3Settings settings, RdmaServices rdma, boolean anonymous) {
+        this.anonymous = anonymous;
         this.request = request;
         this.response = response;
         this.query = query;
@@ -63,15 +74,46 @@ final class Exchange {
         return (request.secure() ? "https://" : "http://") + host;
     }
 
-    void authorize(StoreAction action, String bucket, String key) throws S3Exception {
-        if (!store.isAuthorized(auth.accessKeyId(), action, bucket, key)) {
-            throw new S3Exception(S3ErrorCode.ACCESS_DENIED, "Access Denied: " + auth.accessKeyId() + " may not "
-                    + action + (bucket == null ? "" : " on " + bucket + (key == null ? "" : "/" + key)));
+    /**
+     * Lets the request go on if its principal may do {@code action}: the store's owner check, else (a non-owner,
+     * or an anonymous request) what the ACLs grant ({@link AccessControl}); else 403 AccessDenied.
+     */
+    void authorize(StoreAction action, String bucket, String key) throws S3Exception, StoreException {
+        if (!anonymous && store.isAuthorized(auth.accessKeyId(), action, bucket, key)) {
+            return;
+        }
+        if (AccessControl.grants(this, action, bucket, key)) {
+            objectReadByAcl |= action == StoreAction.GET_OBJECT;
+            return;
+        }
+        throw denied(action, bucket, key);
+    }
+
+    void authorize(StoreAction action) throws S3Exception, StoreException {
+        authorize(action, bucket, key);
+    }
+
+    /** The store's owner check alone, for what no ACL ever grants (reading or changing an ACL). */
+    void authorizeOwner(StoreAction action) throws S3Exception {
+        if (anonymous || !store.isAuthorized(auth.accessKeyId(), action, bucket, key)) {
+            throw denied(action, bucket, key);
         }
     }
 
-    void authorize(StoreAction action) throws S3Exception {
-        authorize(action, bucket, key);
+    /**
+     * After an object was opened: if an ACL (not ownership) let this request read it, the version opened must
+     * grant that read too (it may have replaced the one judged by {@link #authorize}), else 403 AccessDenied.
+     */
+    void checkOpenedReadable(org.objrdma.api.store.ObjectInfo opened) throws S3Exception {
+        if (objectReadByAcl && !AccessControl.grantsRead(this, opened)) {
+            throw denied(StoreAction.GET_OBJECT, bucket, key);
+        }
+    }
+
+    private S3Exception denied(StoreAction action, String bucket, String key) {
+        return new S3Exception(S3ErrorCode.ACCESS_DENIED, "Access Denied: "
+                + (anonymous ? "an anonymous request" : auth.accessKeyId()) + " may not " + action
+                + (bucket == null ? "" : " on " + bucket + (key == null ? "" : "/" + key)));
     }
 
     /** An integer query parameter with a default; a malformed or out-of-range value is InvalidArgument. */

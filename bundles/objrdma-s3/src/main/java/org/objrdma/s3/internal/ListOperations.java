@@ -40,6 +40,17 @@ final class ListOperations {
         return s == null || s.isEmpty() ? null : s;
     }
 
+    /** ListObjects: V2 for {@code list-type=2}, V1 without {@code list-type}; another list-type is InvalidArgument. */
+    static void list(Exchange x) throws S3Exception, StoreException, IOException {
+        if ("2".equals(x.query.get("list-type"))) {
+            listV2(x);
+        } else if (x.query.has("list-type")) {
+            throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "list-type must be 2");
+        } else {
+            listV1(x);
+        }
+    }
+
     static void listV2(Exchange x) throws S3Exception, StoreException, IOException {
         x.authorize(StoreAction.LIST_OBJECTS);
         UnaryOperator<String> enc = encoding(x);
@@ -61,7 +72,7 @@ final class ListOperations {
                 .element("ContinuationToken", token)
                 .element("NextContinuationToken", page.nextContinuationToken())
                 .element("StartAfter", enc.apply(emptyToNull(startAfter)));
-        contents(x, xml, page, enc, owner);
+        contents(xml, page, enc, owner ? objectOwner(x) : null);
         x.sendXml(200, xml);
     }
 
@@ -92,18 +103,24 @@ final class ListOperations {
                 .element("Delimiter", enc.apply(emptyToNull(delimiter)))
                 .element("IsTruncated", page.truncated())
                 .element("EncodingType", x.query.get("encoding-type"));
-        contents(x, xml, page, enc, true);
+        contents(xml, page, enc, objectOwner(x));
         x.sendXml(200, xml);
     }
 
-    private static void contents(Exchange x, XmlWriter xml, ListPage page, UnaryOperator<String> enc, boolean owner) {
+    /** Every object is owned by its bucket's owner (an anonymous write into a public-read-write bucket too). */
+    private static String objectOwner(Exchange x) throws StoreException {
+        return x.store.headBucket(x.bucket).owner();
+    }
+
+    /** {@code owner}: the Owner element of each entry, or null for none. */
+    private static void contents(XmlWriter xml, ListPage page, UnaryOperator<String> enc, String owner) {
         for (ObjectSummary o : page.objects()) {
             xml.start("Contents").element("Key", enc.apply(o.key()))
                     .element("LastModified", Http.isoDate(o.lastModified()))
                     .element("ETag", Http.quote(o.etag())).element("Size", o.size())
                     .element("StorageClass", "STANDARD");
-            if (owner) {
-                xml.start("Owner").element("ID", x.auth.accessKeyId()).element("DisplayName", x.auth.accessKeyId()).end();
+            if (owner != null) {
+                xml.start("Owner").element("ID", owner).element("DisplayName", owner).end();
             }
             xml.end();
         }

@@ -34,7 +34,7 @@ final class MultipartOperations {
 
     static void create(Exchange x) throws S3Exception, StoreException, IOException {
         x.authorize(StoreAction.PUT_OBJECT);
-        ObjectAttributes attributes = Attributes.from(x.request);
+        ObjectAttributes attributes = Attributes.from(x.request).withAcl(CannedAcls.requested(x));
         Optional<ChecksumAlgorithm> algorithm = Bodies.algorithmHeader(x);
         UploadInfo upload = x.store.createMultipartUpload(x.bucket, x.key, attributes, algorithm.orElse(null));
         algorithm.ifPresent(a -> x.response.header("x-amz-checksum-algorithm", a.s3Name()));
@@ -127,6 +127,7 @@ final class MultipartOperations {
             }
             parts.add(new CompletedPart(p.partNumber(), p.etag(), checksums));
         }
+        parts = RepeatedPartNumbers.collapse(x.store, x.bucket, x.key, uploadId, parts);
         checkDeclaredChecksums(declared, parts);
         PutResult result = x.store.completeMultipartUpload(x.bucket, x.key, uploadId, parts);
         XmlWriter xml = XmlWriter.document("CompleteMultipartUploadResult", true)

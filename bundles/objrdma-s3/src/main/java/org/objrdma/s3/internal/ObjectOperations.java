@@ -6,6 +6,7 @@ import java.io.OutputStream;
 import java.util.Optional;
 import org.objrdma.api.store.ByteRange;
 import org.objrdma.api.store.Conditions;
+import org.objrdma.api.store.CannedAcl;
 import org.objrdma.api.store.ObjectAttributes;
 import org.objrdma.api.store.ObjectContent;
 import org.objrdma.api.store.ObjectInfo;
@@ -40,7 +41,7 @@ final class ObjectOperations {
 
     static void put(Exchange x) throws S3Exception, StoreException, IOException {
         x.authorize(StoreAction.PUT_OBJECT);
-        ObjectAttributes attributes = Attributes.from(x.request);
+        ObjectAttributes attributes = Attributes.from(x.request).withAcl(CannedAcls.requested(x));
         WriteCondition condition = ConditionalWrites.of(x);
         Bodies.Body body = Bodies.open(x);
         PutResult result = x.store.put(x.bucket, x.key, body.stream(), body.length(),
@@ -71,6 +72,7 @@ final class ObjectOperations {
         boolean recordOnly = head && partNumber == 0;
         try (ObjectContent content = recordOnly ? null : x.store.open(x.bucket, x.key, Conditions.NONE)) {
             ObjectInfo info = recordOnly ? x.store.head(x.bucket, x.key, Conditions.NONE) : content.info();
+            x.checkOpenedReadable(info);
             // evaluated here, on the version just opened, so that a 304 can name it: S3 sends the ETag and
             // Last-Modified with Not Modified, and a client revalidating its cache needs them
             if (conditions(x, "").evaluate(info.etag(), info.lastModified()) == Conditions.Outcome.NOT_MODIFIED) {
@@ -196,16 +198,29 @@ final class ObjectOperations {
         x.authorize(StoreAction.GET_OBJECT, source.bucket(), source.key());
         x.authorize(StoreAction.PUT_OBJECT);
         String directive = x.header("x-amz-metadata-directive");
+        CannedAcl acl = CannedAcls.requested(x);
+        Conditions sourceConditions = conditions(x, "x-amz-copy-source-");
         ObjectAttributes replacement;
         if (directive == null || directive.equalsIgnoreCase("COPY")) {
             replacement = null;
+            if (acl != CannedAcl.PRIVATE) {
+                // the store copies no ACL: the source's headers come from its record, and the copy must be of
+                // that same version (If-Match on its ETag, unless the client set one, which then held for it)
+                ObjectInfo src = x.store.head(source.bucket(), source.key(), sourceConditions.ifMatch() == null
+                        ? Conditions.NONE : sourceConditions);
+                replacement = src.attributes().withAcl(acl);
+                if (sourceConditions.ifMatch() == null) {
+                    sourceConditions = new Conditions(Http.quote(src.etag()), sourceConditions.ifNoneMatch(),
+                            sourceConditions.ifModifiedSince(), sourceConditions.ifUnmodifiedSince());
+                }
+            }
         } else if (directive.equalsIgnoreCase("REPLACE")) {
-            replacement = Attributes.from(x.request);
+            replacement = Attributes.from(x.request).withAcl(acl);
         } else {
             throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "Unknown metadata directive '" + directive + "'");
         }
-        PutResult result = x.store.copy(source.bucket(), source.key(), conditions(x, "x-amz-copy-source-"), x.bucket,
-                x.key, replacement);
+        PutResult result = x.store.copy(source.bucket(), source.key(), sourceConditions, x.bucket, x.key,
+                replacement);
         Attributes.writeChecksums(x.response, result.checksums());
         XmlWriter xml = XmlWriter.document("CopyObjectResult", true)
                 .element("LastModified", Http.isoDate(result.lastModified()))

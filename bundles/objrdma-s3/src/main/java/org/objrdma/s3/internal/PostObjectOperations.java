@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.objrdma.api.store.CannedAcl;
 import org.objrdma.api.store.ObjectStore;
 import org.objrdma.api.store.PutOptions;
 import org.objrdma.api.store.PutResult;
@@ -42,8 +43,9 @@ final class PostObjectOperations {
      * fields); it bounds the memory a form holds before its signature is checked.
      */
     static final int MAX_FIELD_BYTES = 20 * 1024;
-    /** Canned ACLs that grant nothing beyond the owner's access, which every object here has. */
-    private static final Set<String> PRIVATE_ACLS = Set.of("private", "bucket-owner-full-control");
+    /** Form fields that sign a form (SigV4's, SigV2's, the policy); a form with none of them is anonymous. */
+    private static final Set<String> SIGNING_FIELDS = Set.of("policy", "x-amz-algorithm", "x-amz-signature",
+            "x-amz-credential", "signature", "awsaccesskeyid");
 
     private PostObjectOperations() {
     }
@@ -79,7 +81,10 @@ final class PostObjectOperations {
             throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT,
                     "POST requires exactly one file upload per request (a form field named 'file', after the others)");
         }
-        Authentication auth = authenticator.authenticate(fields);
+        // a form without policy and signature is anonymous: served only with public access on, into a bucket whose
+        // ACL lets everyone write (public-read-write); else the authenticator refuses it
+        boolean anonymous = settings.publicAccess() && java.util.Collections.disjoint(fields.keySet(), SIGNING_FIELDS);
+        Authentication auth = anonymous ? AnonymousRoutes.ANONYMOUS : authenticator.authenticate(fields);
         String key = fields.get("key");
         if (key == null || key.isEmpty()) {
             throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "Bucket POST must contain a field named 'key'. If it "
@@ -88,21 +93,22 @@ final class PostObjectOperations {
         // S3 puts the file's name in for ${filename}; the policy judges the key that results
         key = key.replace("${filename}", part.filename() == null ? "" : part.filename());
         fields.put("key", key);
-        PostPolicy policy = PostPolicy.parse(fields.get("policy"));
-        policy.check(clock.instant(), fields, bucket);
-        String acl = fields.get("acl");
-        if (acl != null && !PRIVATE_ACLS.contains(acl)) {
-            throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED, "The canned ACL '" + acl + "' is not implemented by this "
-                    + "gateway (objects are private to their bucket's owner); use private");
+        long minLength = 0;
+        long maxLength = settings.maxPutBytes();
+        if (!anonymous) {
+            PostPolicy policy = PostPolicy.parse(fields.get("policy"));
+            policy.check(clock.instant(), fields, bucket);
+            minLength = policy.minLength();
+            maxLength = Math.min(policy.maxLength(), maxLength);
         }
+        CannedAcl acl = CannedAcls.check(fields.get("acl"), settings, store);
         Exchange x = new Exchange(new FormFieldsRequest(request, fields), response, query, auth, bucket, key, store,
-                settings, RdmaServices.NONE);
+                settings, RdmaServices.NONE, anonymous);
         x.authorize(StoreAction.PUT_OBJECT);
-        BoundedBodyStream file = new BoundedBodyStream(form.content(), policy.minLength(),
-                Math.min(policy.maxLength(), settings.maxPutBytes()));
+        BoundedBodyStream file = new BoundedBodyStream(form.content(), minLength, maxLength);
         Bodies.Body body = Bodies.arrived(x, file, -1);
-        PutResult result = store.put(bucket, key, body.stream(), -1, new PutOptions(Attributes.from(x.request),
-                body.checksums(), body.verifier(), WriteCondition.NONE));
+        PutResult result = store.put(bucket, key, body.stream(), -1, new PutOptions(
+                Attributes.from(x.request).withAcl(acl), body.checksums(), body.verifier(), WriteCondition.NONE));
         answer(x, fields, result);
     }
 

@@ -19,15 +19,31 @@ final class Router {
             "response-cache-control", "response-content-disposition", "response-content-encoding",
             "X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Date", "X-Amz-Expires", "X-Amz-SignedHeaders",
             "X-Amz-Signature", "X-Amz-Content-Sha256", "X-Amz-Security-Token", "AWSAccessKeyId", "Signature", "Expires",
-            "uploads", "delete", "location", "acl", "attributes");
+            "uploads", "delete", "location", "acl", "attributes", "max-buckets", "bucket-region");
+
+    /**
+     * S3's sub-resources and feature parameters this gateway does not serve: 501 on any method. Other unknown
+     * parameters are 501 too, except on GET and HEAD, where S3 ignores a parameter that names no sub-resource (a
+     * browser POST's success_action_redirect comes back to the bucket with {@code bucket}, {@code key} and
+     * {@code etag} appended); a read changes nothing, so an ignored parameter cannot make it do harm.
+     */
+    private static final Set<String> SUBRESOURCES = Set.of("accelerate", "analytics", "cors", "encryption",
+            "intelligent-tiering", "inventory", "legal-hold", "lifecycle", "logging", "metadataTable", "metrics",
+            "notification", "object-lock", "ownershipControls", "policy", "policyStatus", "publicAccessBlock",
+            "replication", "requestPayment", "restore", "retention", "select", "select-type", "session", "tagging",
+            "torrent", "versioning", "versions", "website", "append", "renameObject", "requestProgress");
 
     private Router() {
     }
 
-    /** Refuses query parameters naming an S3 feature this gateway does not serve (acl, tagging, ...). */
-    static void refuseUnknownSubresources(QueryString q) throws S3Exception {
+    /**
+     * Refuses query parameters naming an S3 feature this gateway does not serve (tagging, versioning, ...), and
+     * any other unknown parameter of a request that is no GET or HEAD.
+     */
+    static void refuseUnknownSubresources(String method, QueryString q) throws S3Exception {
+        boolean read = method.equals("GET") || method.equals("HEAD");
         for (QueryString.Param p : q.params()) {
-            if (!ARGUMENTS.contains(p.name())) {
+            if (!ARGUMENTS.contains(p.name()) && (!read || SUBRESOURCES.contains(p.name()))) {
                 throw new S3Exception(S3ErrorCode.NOT_IMPLEMENTED,
                         "The '" + p.name() + "' sub-resource or parameter is not implemented by this gateway");
             }
@@ -39,7 +55,7 @@ final class Router {
             RcRoutes.route(x);
             return;
         }
-        refuseUnknownSubresources(x.query);
+        refuseUnknownSubresources(x.request.method(), x.query);
         boolean rdmaToken = x.header(RdmaHeaders.TOKEN) != null;
         String method = x.request.method();
         QueryString q = x.query;
@@ -53,7 +69,7 @@ final class Router {
         }
         if (x.bucket == null) {
             if (method.equals("GET")) {
-                BucketOperations.listBuckets(x);
+                ListBucketsOperation.get(x);
                 return;
             }
             throw notAllowed(method);
@@ -65,12 +81,8 @@ final class Router {
                         BucketOperations.location(x);
                     } else if (q.has("uploads")) {
                         ListOperations.listUploads(x);
-                    } else if ("2".equals(q.get("list-type"))) {
-                        ListOperations.listV2(x);
-                    } else if (q.has("list-type")) {
-                        throw new S3Exception(S3ErrorCode.INVALID_ARGUMENT, "list-type must be 2");
                     } else {
-                        ListOperations.listV1(x);
+                        ListOperations.list(x);
                     }
                 }
                 case "HEAD" -> BucketOperations.head(x);

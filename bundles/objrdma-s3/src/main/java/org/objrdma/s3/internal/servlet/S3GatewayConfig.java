@@ -40,6 +40,14 @@ public @interface S3GatewayConfig {
             + "V2 answered 400 InvalidRequest. The RDMA routes take SigV4 only either way. Default true.")
     boolean sigv2_enabled() default true;
 
+    @AttributeDefinition(name = "Allow public access", description = "Whether public canned ACLs (public-read, "
+            + "public-read-write, authenticated-read) may be set and are honoured, and anonymous requests (no "
+            + "Authorization, no presigned parameters) are served where such an ACL grants them: GET/HEAD of a public "
+            + "object, listing a public bucket, PUT/DELETE/browser POST into a public-read-write bucket. false, the "
+            + "default (as S3's Block Public Access), refuses those ACLs with 403 AccessDenied, ignores any stored, and "
+            + "refuses every anonymous request before any lookup. The RDMA routes never serve anonymous requests.")
+    boolean public_access_enabled() default false;
+
     @AttributeDefinition(name = "RDMA threshold (bytes)", description = "Smallest GET range or PUT moved over "
             + "cuObject; smaller ones are declined (x-amz-rdma-reply: 501; a GET answers with the body). At least 1. "
             + "Default 1 (every non-empty object).")

@@ -158,7 +158,7 @@ public final class S3Servlet extends HttpServlet {
         }
         try {
             return new S3Settings(c.region(), c.virtual_host_domain(), Duration.ofSeconds(c.max_clock_skew()),
-                    c.max_xml_body_bytes(), c.max_put_bytes(), c.sigv2_enabled());
+                    c.max_xml_body_bytes(), c.max_put_bytes(), c.sigv2_enabled(), c.public_access_enabled());
         } catch (IllegalArgumentException | NullPointerException e) {
             throw new IllegalArgumentException("Invalid org.objrdma.s3 configuration: " + e.getMessage(), e);
         }

@@ -67,6 +67,7 @@ class S3ServletSettingsTest {
             @Override public long rdma_forward_connect_timeout_ms() { return connectMs; }
             @Override public long rdma_forward_read_timeout_ms() { return readMs; }
             @Override public boolean sigv2_enabled() { return true; }
+            @Override public boolean public_access_enabled() { return false; }
             @Override public String store_target() { return "(objectClass=*)"; }
         };
     }

@@ -31,6 +31,9 @@ interface Backend extends AutoCloseable {
 
     void deleteBucket(String bucket) throws IOException;
 
+    /** Replaces the record of an existing bucket (its ACL changed) atomically: a reader sees the old or the new. */
+    void updateBucket(BucketInfo bucket) throws IOException;
+
     /** A place to write the bytes of a new object or part before it is committed. */
     Staging stage() throws IOException;
 

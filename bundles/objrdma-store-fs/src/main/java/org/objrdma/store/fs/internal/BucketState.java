@@ -11,7 +11,8 @@ import org.objrdma.api.store.ObjectSummary;
  * take no lock.
  */
 final class BucketState {
-    final BucketInfo info;
+    /** Replaced (under this object's monitor) when the bucket's ACL changes; read without a lock. */
+    volatile BucketInfo info;
     final ConcurrentSkipListMap<Utf8Key, ObjectSummary> objects = new ConcurrentSkipListMap<>();
     final ConcurrentHashMap<String, UploadState> uploads = new ConcurrentHashMap<>();
     /** Guarded by this: set once the bucket is deleted; commits into it then fail with NoSuchBucket. */

@@ -211,6 +211,14 @@ final class FsBackend implements Backend {
         moveIntoPlace(staging, bucketDir(bucket.name()));
     }
 
+    /** The new record is written beside the old one in tmp/, then renamed over it. */
+    @Override
+    public void updateBucket(BucketInfo bucket) throws IOException {
+        Path staging = tmpName(".bucketmeta");
+        writeRecordFile(staging, RecordCodec.bucket(bucket));
+        moveIntoPlace(staging, bucketDir(bucket.name()).resolve(BUCKET_META));
+    }
+
     @Override
     public void deleteBucket(String bucket) throws IOException {
         removeDirectory(bucketDir(bucket));

@@ -11,6 +11,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.objrdma.api.store.BucketInfo;
+import org.objrdma.api.store.CannedAcl;
 import org.objrdma.api.store.ChecksumAlgorithm;
 import org.objrdma.api.store.ObjectAttributes;
 import org.objrdma.api.store.ObjectInfo;
@@ -50,6 +51,7 @@ final class RecordCodec {
             if (o.partsCount() > 0) {
                 parts.write(out);
             }
+            acl(out, o.attributes().acl());
         });
     }
 
@@ -60,6 +62,11 @@ final class RecordCodec {
         PartLayout parts = info.partsCount() > 0 && in.available() > 0
                 ? PartLayout.read(in, info.size(), info.partsCount())
                 : PartLayout.single(info.size());
+        CannedAcl acl = acl(in);
+        if (acl != CannedAcl.PRIVATE) {
+            info = new ObjectInfo(info.key(), info.size(), info.etag(), info.lastModified(),
+                    info.attributes().withAcl(acl), info.checksums(), info.partsCount());
+        }
         return new StoredObject(info, parts);
     }
 
@@ -83,12 +90,13 @@ final class RecordCodec {
             string(out, b.name());
             instant(out, b.created());
             string(out, b.owner());
+            acl(out, b.acl());
         });
     }
 
     static BucketInfo bucket(byte[] record) throws IOException {
         DataInputStream in = open(record, BUCKET);
-        return new BucketInfo(string(in), instant(in), string(in));
+        return new BucketInfo(string(in), instant(in), string(in), acl(in));
     }
 
     static byte[] upload(UploadRecord u) {
@@ -98,6 +106,7 @@ final class RecordCodec {
             instant(out, u.info().initiated());
             string(out, u.info().checksumAlgorithm() == null ? null : u.info().checksumAlgorithm().name());
             attributes(out, u.attributes());
+            acl(out, u.attributes().acl());
         });
     }
 
@@ -107,8 +116,9 @@ final class RecordCodec {
         String id = string(in);
         Instant initiated = instant(in);
         String algorithm = string(in);
+        ObjectAttributes attributes = attributes(in);
         return new UploadRecord(new UploadInfo(key, id, initiated,
-                algorithm == null ? null : ChecksumAlgorithm.valueOf(algorithm)), attributes(in));
+                algorithm == null ? null : ChecksumAlgorithm.valueOf(algorithm)), attributes.withAcl(acl(in)));
     }
 
     // ---- fields
@@ -194,6 +204,22 @@ final class RecordCodec {
             meta.put(string(in), string(in));
         }
         return new ObjectAttributes(type, encoding, disposition, language, cache, expires, meta);
+    }
+
+    /**
+     * The canned ACL, the last field of a record (since store API 2.4) by its S3 name; a record written before ACLs
+     * were kept ends before it and reads as private.
+     */
+    private static void acl(DataOutputStream out, CannedAcl acl) throws IOException {
+        string(out, acl.s3Name());
+    }
+
+    private static CannedAcl acl(DataInputStream in) throws IOException {
+        if (in.available() == 0) {
+            return CannedAcl.PRIVATE;
+        }
+        String name = string(in);
+        return CannedAcl.of(name).orElseThrow(() -> new IOException("unknown canned ACL '" + name + "' in a record"));
     }
 
     private static void checksums(DataOutputStream out, Map<ChecksumAlgorithm, String> checksums) throws IOException {

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.objrdma.api.store.BucketInfo;
+import org.objrdma.api.store.CannedAcl;
 import org.objrdma.api.store.ChecksumAlgorithm;
 import org.objrdma.api.store.CommitVerifier;
 import org.objrdma.api.store.CompletedPart;
@@ -163,6 +164,30 @@ public final class StoreEngine implements EmbeddedStore {
             }
             buckets.put(bucket, new BucketState(info));
             return info;
+        }
+    }
+
+    @Override
+    public boolean supportsAcls() {
+        return true;
+    }
+
+    @Override
+    public BucketInfo setBucketAcl(String bucket, CannedAcl acl) throws StoreException {
+        java.util.Objects.requireNonNull(acl, "acl");
+        BucketState state = bucket(bucket);
+        synchronized (state) {
+            if (state.deleted) {
+                throw new StoreException(StoreError.NO_SUCH_BUCKET, "the bucket " + bucket + " does not exist");
+            }
+            BucketInfo updated = state.info.withAcl(acl);
+            try {
+                backend.updateBucket(updated);
+            } catch (IOException e) {
+                throw internal("setting the ACL of bucket " + bucket, e);
+            }
+            state.info = updated;
+            return updated;
         }
     }
 
@@ -357,7 +382,9 @@ public final class StoreEngine implements EmbeddedStore {
                 throw new StoreException(StoreError.INVALID_REQUEST, "this copy request is illegal because it tries to "
                         + "copy an object to itself without changing the object's metadata");
             }
-            PutOptions options = new PutOptions(replacement == null ? info.attributes() : replacement,
+            // the ACL is never copied: S3 gives a copy its own (private unless the replacement says otherwise)
+            PutOptions options = new PutOptions(replacement == null ? info.attributes().withAcl(CannedAcl.PRIVATE)
+                    : replacement,
                     info.checksums().keySet(), CommitVerifier.ACCEPT_ALL);
             try (InputStream bytes = source.stream()) {
                 return put(bucket, key, bytes, info.size(), options);

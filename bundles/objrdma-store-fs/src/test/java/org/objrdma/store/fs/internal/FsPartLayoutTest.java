@@ -119,14 +119,18 @@ class FsPartLayoutTest {
             stored = RecordCodec.object(RecordFrame.read(ch).record());
         }
         assertEquals(2, stored.parts().partsCount());
-        // the record as the store wrote it before part layouts were kept: the same fields, no layout after them
+        // the record as the store wrote it before part layouts (and then ACLs) were kept: the same fields, no
+        // layout and no ACL (a length-prefixed name) after them
         byte[] current = RecordCodec.object(stored.info(), stored.parts());
         ByteArrayOutputStream layout = new ByteArrayOutputStream();
         stored.parts().write(new DataOutputStream(layout));
-        rewriteRecord(file, Arrays.copyOf(current, current.length - layout.size()));
+        int aclField = Integer.BYTES + stored.info().attributes().acl().s3Name().length();
+        rewriteRecord(file, Arrays.copyOf(current, current.length - layout.size() - aclField));
 
         try (EmbeddedStore store = open(); ObjectContent c = store.open("bkt", "old", Conditions.NONE)) {
             assertEquals(2, c.info().partsCount(), "the recorded parts count (and the -2 ETag) stay as written");
+            assertEquals(org.objrdma.api.store.CannedAcl.PRIVATE, c.info().attributes().acl(),
+                    "a record from before ACLs is private");
             PartRange whole = c.part(1);
             assertEquals(PartRange.whole(5 * MIB + 777), whole);
             byte[] all = partBytes(c, whole);
