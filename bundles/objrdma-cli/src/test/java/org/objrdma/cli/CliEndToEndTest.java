@@ -154,7 +154,7 @@ class CliEndToEndTest {
     @ValueSource(strings = {"cuobj", "rc", "http"})
     void benchRunsConcurrentClientsEachOnItsOwnObjectAndMarksTheTimedPhases(String protocol) throws Exception {
         Run bench = run("bench", "s3://bkt/many", "--size", "64KiB", "--count", "4", "--clients", "3", "--marks",
-                "--protocol", protocol);
+                "--protocol", protocol, "--rdma-min-bytes", "1");
         assertEquals(0, bench.code(), bench.err());
         List<String> lines = bench.out().lines().toList();
         assertEquals(4, lines.size(), bench.out());
