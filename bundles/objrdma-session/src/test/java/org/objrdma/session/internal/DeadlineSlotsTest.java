@@ -33,9 +33,7 @@ class DeadlineSlotsTest {
         for (int i = 0; i < 9_000; i++) {
             Session s = session(slots, i);
             synchronized (s) {
-                s.prepDeadline = 1_000 + i;
-                s.recomputeEarliestDeadline();
-                s.takeSlot();
+                s.admit(1_000 + i);
             }
             all.add(s);
         }
@@ -54,7 +52,7 @@ class DeadlineSlotsTest {
         for (int i = 0; i < 4_500; i++) {
             Session s = session(slots, 100_000 + i);
             synchronized (s) {
-                s.takeSlot();
+                s.admit(Session.NOT_ARMED);
             }
         }
         assertEquals(9_000, slots.highWater(), "freed slots are reused before new ones");
