@@ -2,13 +2,15 @@ package org.objrdma.session.internal;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.objrdma.api.PrincipalId;
 import org.objrdma.api.session.Op;
 import org.objrdma.api.session.PrepareRequest;
 import org.objrdma.api.session.PrepareResponse;
 import org.objrdma.api.session.RcStatus;
 import org.objrdma.api.session.SessionId;
-import org.objrdma.api.session.SessionResult;
+import org.objrdma.api.session.PrepareResult;
 import org.objrdma.api.staging.StagingException;
 import org.objrdma.api.staging.StagingLease;
 import org.objrdma.api.staging.StagingPool;
@@ -42,6 +44,9 @@ final class PrepareCommand {
     /** The rkey of a GET's staging region in PREPARE's answer: a GET client is granted nothing on the server. */
     static final int NO_REMOTE_KEY = 0;
 
+    /** A staging limit's property name in the pool's refusal message. */
+    private static final Pattern STAGING_LIMIT = Pattern.compile("max(\\.[a-z]+)+");
+
     private final SessionSettings settings;
     private final CoreBindings bindings;
     private final SessionTable table;
@@ -65,26 +70,27 @@ final class PrepareCommand {
                 settings.dialPacing().dialTimeout(Duration.ofMillis(settings.execTimeoutMs())));
     }
 
-    SessionResult<PrepareResponse> run(PrepareRequest request) {
+    /** Runs PREPARE; a refusal says which limit refused when one did (the gateway's 429 names it). */
+    PrepareResult run(PrepareRequest request) {
         if (request == null) {
-            return SessionResult.failed(RcStatus.ARG);
+            return refused(RcStatus.ARG);
         }
         if (bindings.closing()) {
-            return SessionResult.failed(RcStatus.SHUTDOWN);
+            return refused(RcStatus.SHUTDOWN);
         }
         Transport t = bindings.transport();
         StagingPool pool = bindings.stagingPool();
         String argError = argumentError(request, t, settings.controlPlaneOnly());
         if (argError != null) {
             LOG.debug("PREPARE refused (ARG): {}", argError);
-            return SessionResult.failed(RcStatus.ARG);
+            return refused(RcStatus.ARG);
         }
         if (request.clientEndpoint() != null) {
             // the endpoint is client input: without this check a PREPARE could make the server dial its own host
             TokenResult<EndpointInfo> allowed = settings.addressPolicy().check(request.clientEndpoint());
             if (!allowed.isOk()) {
                 LOG.debug("PREPARE refused (ARG): client endpoint {}", allowed.detail());
-                return SessionResult.failed(RcStatus.ARG);
+                return refused(RcStatus.ARG);
             }
         }
         PrincipalId principal = request.principal();
@@ -98,26 +104,26 @@ final class PrepareCommand {
         String refusedBy = accounting.take(principal, charge);
         if (refusedBy != null) {
             LOG.info("PREPARE refused (LIMIT): {} reached for {} ({} staging bytes asked)", refusedBy, principal, charge);
-            return SessionResult.failed(RcStatus.LIMIT);
+            return PrepareResult.refused(RcStatus.LIMIT, "PREPARE", "org.objrdma.session " + refusedBy + " reached");
         }
         try (AcquiredScope scope = new AcquiredScope("PREPARE")) {
             scope.add(charge, () -> accounting.release(principal, charge));
             if (request.target().length() > MAX_TARGET_CHARS) {
-                return SessionResult.failed(RcStatus.TRUNC);
+                return refused(RcStatus.TRUNC);
             }
             SessionId id = table.newId(bindings.fleet());
             if (id == null) {
-                return SessionResult.failed(RcStatus.INTERNAL);
+                return refused(RcStatus.INTERNAL);
             }
             if (t == null || pool == null) {
                 LOG.warn("PREPARE refused (INTERNAL): no {} bound", t == null ? "transport" : "staging pool");
-                return SessionResult.failed(RcStatus.INTERNAL);
+                return refused(RcStatus.INTERNAL);
             }
             if (!t.isAvailable() || !selects(t)) {
                 LOG.warn("PREPARE refused (INTERNAL): transport {} {}", t.name(), t.isAvailable()
                         ? "does not match dev.name '" + settings.devName() + "'"
                         : "is unavailable: " + t.unavailabilityCause().orElse("no cause given"));
-                return SessionResult.failed(RcStatus.INTERNAL);
+                return refused(RcStatus.INTERNAL);
             }
             StagingLease lease;
             StagingLease secondLease = null;
@@ -132,7 +138,9 @@ final class PrepareCommand {
                     lease = borrowed(scope, pool.borrow(size, principal, id.hex(), Duration.ZERO, t));
                 }
             } catch (StagingException e) {
-                return SessionResult.failed(borrowRefusal(e, request.op(), size, dedicated || chunk != 0));
+                RcStatus status = borrowRefusal(e, request.op(), size, dedicated || chunk != 0);
+                return PrepareResult.refused(status, "PREPARE", status == RcStatus.LIMIT
+                        ? stagingLimitReason(e, chunk != 0 ? 2L * chunk : size) : "");
             }
             long stagingOffset = stagingOffset(lease, chunk != 0 ? chunk : size);
             long secondOffset = secondLease == null ? 0 : stagingOffset(secondLease, chunk);
@@ -141,7 +149,7 @@ final class PrepareCommand {
                 LOG.error("PREPARE refused (INTERNAL): staging lease of {} bytes is not a registration of"
                         + " transport {} covering its segment (region of {})", size, t.name(),
                         lease.region().transportName());
-                return SessionResult.failed(RcStatus.INTERNAL);
+                return refused(RcStatus.INTERNAL);
             }
             Channel channel;
             try {
@@ -151,7 +159,8 @@ final class PrepareCommand {
                 RcStatus status = e.error() == TransportError.RESOURCE_EXHAUSTED ? RcStatus.LIMIT : RcStatus.INTERNAL;
                 LOG.warn("PREPARE refused ({}): transport {} could not open a channel: {}", status, t.name(),
                         e.getMessage());
-                return SessionResult.failed(status);
+                return PrepareResult.refused(status, "PREPARE", status == RcStatus.LIMIT
+                        ? "transport " + t.name() + " has no room for another channel" : "");
             }
             PutStaging stagingAccess = null;
             RemoteRegion stagingRegion;
@@ -169,7 +178,8 @@ final class PrepareCommand {
                     RcStatus status = e.error() == TransportError.RESOURCE_EXHAUSTED ? RcStatus.LIMIT : RcStatus.INTERNAL;
                     LOG.warn("PREPARE refused ({}): transport {} could not grant the staging slice: {}", status,
                             t.name(), e.getMessage());
-                    return SessionResult.failed(status);
+                    return PrepareResult.refused(status, "PREPARE", status == RcStatus.LIMIT
+                            ? "transport " + t.name() + " has no room for another staging grant" : "");
                 }
                 stagingRegion = stagingAccess.access().remote();
             } else {
@@ -193,12 +203,26 @@ final class PrepareCommand {
             PrepareResponse response = new PrepareResponse(id, channel.localEndpoint(), stagingRegion);
             if (!table.publish(s)) {
                 LOG.error("PREPARE refused (INTERNAL): random session id collided with a live session");
-                return SessionResult.failed(RcStatus.INTERNAL);
+                return refused(RcStatus.INTERNAL);
             }
             scope.keep(); // the session holds it all now; its teardown gives it back
             bindings.telemetry().increment(Counter.SESSIONS_PREPARED);
-            return SessionResult.ok(response);
+            return PrepareResult.ok(response);
         }
+    }
+
+    private static PrepareResult refused(RcStatus status) {
+        return PrepareResult.refused(status, "PREPARE", "");
+    }
+
+    /**
+     * Which staging limit refused, by its property name only: the pool's own message also names the principal (a
+     * digest of the client's credentials), which a client-facing reason must not carry.
+     */
+    static String stagingLimitReason(StagingException e, long bytes) {
+        Matcher limit = STAGING_LIMIT.matcher(String.valueOf(e.getMessage()));
+        return "org.objrdma.staging " + (limit.find() ? limit.group() : "limit") + " has no room for " + bytes
+                + " staging bytes";
     }
 
     private static StagingLease borrowed(AcquiredScope scope, StagingLease lease) {

@@ -38,7 +38,10 @@ final class ReadyCommand {
         this.workRequestIds = workRequestIds;
     }
 
-    /** {@code rest}: where a chunked GET's later chunks come from (null for every other session). */
+    /**
+     * {@code rest}: where a chunked GET's later chunks come from; null for every other session, and for a GET
+     * prepared through the use cases (its session kept the source PREPARE was given).
+     */
     SessionResult<ReadyResponse> run(ReadyRequest request, StagingSource rest) {
         if (request == null) {
             return SessionResult.failed(RcStatus.ARG);
@@ -62,8 +65,9 @@ final class ReadyCommand {
         if (s == null) {
             return SessionResult.failed(RcStatus.NO_SESSION);
         }
+        StagingSource source = rest != null ? rest : s.source();
         ReadyStart start = table.withSession(request.sessionId(), ReadyStart.refused(RcStatus.NO_SESSION),
-                (session, now) -> session.claimForReady(request, rest != null, now, settings.execTimeoutMs(),
+                (session, now) -> session.claimForReady(request, source != null, now, settings.execTimeoutMs(),
                         workRequestIds.incrementAndGet()));
         if (start.refusal() != null) {
             return SessionResult.failed(start.refusal());
@@ -72,7 +76,7 @@ final class ReadyCommand {
         long dataStart = System.nanoTime();
         DataPhaseResult result;
         try {
-            result = dataPhase(s, claim, rest);
+            result = dataPhase(s, claim, source);
         } catch (RuntimeException e) {
             // a transport that throws instead of reporting a status must not leave the session claimed forever
             LOG.warn("session {}: transport {} threw during the data phase", s.id, s.transport.name(), e);

@@ -16,6 +16,8 @@ import org.objrdma.api.session.SessionId;
 import org.objrdma.api.session.SessionResult;
 import org.objrdma.api.session.SessionSnapshot;
 import org.objrdma.api.session.SessionState;
+import org.objrdma.api.session.SessionUseCases;
+import org.objrdma.api.session.StagingSource;
 import org.objrdma.api.session.TerminalEvent;
 import org.objrdma.api.session.TerminalReason;
 import org.objrdma.api.staging.StagingLease;
@@ -109,6 +111,8 @@ final class Session {
     private boolean transportLost;
     /** Chunked GET: the first buffer still holds the first chunk staged at PREPARE (a READY overwrites it). */
     private boolean headStaged;
+    /** A GET prepared through the use cases: where its READY stages the chunks after the first; else null. */
+    private StagingSource source;
 
     /** The earliest armed deadline, or {@link Long#MAX_VALUE}; mirrored into {@link #slot} for the reaper. */
     private long earliestDeadline = Long.MAX_VALUE;
@@ -645,6 +649,16 @@ final class Session {
         return new SessionDetail(epoch, state, reapPending, published, stageDone, prepDeadline, execDeadline,
                 stagingLeaseDeadline, refDeadline, nextNonce, stagingNonce, putViewNonce, activeRef, putRef,
                 lastOutcome, terminalReason, bytesTransferred, etag, versionId, transportLost, channel.id());
+    }
+
+    /** A GET prepared through {@link SessionUseCases#prepareGet}: its READY reads later chunks from {@code from}. */
+    void attachSource(StagingSource from) {
+        source = from;
+    }
+
+    /** Where a chunked GET's READY reads its later chunks when the caller names none; null if unknown. */
+    synchronized StagingSource source() {
+        return source;
     }
 
     /** The object's etag as staged (a chunked GET's READY checks later chunks against it). */

@@ -8,11 +8,14 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.objrdma.api.PrincipalId;
 import org.objrdma.api.session.LeaseHandle;
+import org.objrdma.api.session.ObjectAccess;
 import org.objrdma.api.session.PrepareRequest;
 import org.objrdma.api.session.PrepareResponse;
+import org.objrdma.api.session.PrepareResult;
 import org.objrdma.api.session.RcStatus;
 import org.objrdma.api.session.ReadyRequest;
 import org.objrdma.api.session.ReadyResponse;
+import org.objrdma.api.session.ReadyResult;
 import org.objrdma.api.session.SessionBuffer;
 import org.objrdma.api.session.SessionId;
 import org.objrdma.api.session.SessionInfo;
@@ -55,6 +58,7 @@ public final class SessionCore implements SessionManager {
     private final PrepareCommand prepare;
     private final ReadyCommand ready;
     private final PutFinalizers finalizers;
+    private final RouteUseCases useCases;
 
     public SessionCore(SessionSettings settings, MonotonicClock clock, RandomSource random) {
         this.settings = settings;
@@ -71,6 +75,7 @@ public final class SessionCore implements SessionManager {
         this.prepare = new PrepareCommand(settings, bindings, table, accounting, deadlineSlots, workRequestIds);
         this.ready = new ReadyCommand(settings, bindings, table, readySlots, workRequestIds);
         this.finalizers = new PutFinalizers(table, settings.leaseTimeoutMs());
+        this.useCases = new RouteUseCases(this, table);
     }
 
     // ------------------------------------------------------------------ environment
@@ -131,7 +136,30 @@ public final class SessionCore implements SessionManager {
 
     @Override
     public SessionResult<PrepareResponse> prepare(PrepareRequest request) {
+        PrepareResult r = prepare.run(request);
+        return r.isOk() ? SessionResult.ok(r.response()) : SessionResult.failed(r.status());
+    }
+
+    /** PREPARE whose refusal says which limit refused ({@link PrepareResult#reason()}). */
+    PrepareResult prepareWithReason(PrepareRequest request) {
         return prepare.run(request);
+    }
+
+    // ------------------------------------------------------------------ the use cases of the S3 routes
+
+    @Override
+    public PrepareResult prepareGet(PrepareRequest request, StagingSource source) {
+        return useCases.prepareGet(request, source);
+    }
+
+    @Override
+    public PrepareResult preparePut(PrepareRequest request) {
+        return useCases.preparePut(request);
+    }
+
+    @Override
+    public ReadyResult ready(ReadyRequest request, ObjectAccess access) {
+        return useCases.ready(request, access);
     }
 
     @Override

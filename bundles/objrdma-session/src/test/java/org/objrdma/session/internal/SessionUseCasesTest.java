@@ -1,0 +1,285 @@
+package org.objrdma.session.internal;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.objrdma.api.PrincipalId;
+import org.objrdma.api.session.ObjectAccess;
+import org.objrdma.api.session.Op;
+import org.objrdma.api.session.PrepareRequest;
+import org.objrdma.api.session.PrepareResult;
+import org.objrdma.api.session.RcStatus;
+import org.objrdma.api.session.ReadyOutcome;
+import org.objrdma.api.session.ReadyRequest;
+import org.objrdma.api.session.ReadyResult;
+import org.objrdma.api.session.SessionId;
+import org.objrdma.api.session.SessionInfo;
+import org.objrdma.api.session.SessionState;
+import org.objrdma.api.session.StagingSource;
+import org.objrdma.api.session.TerminalReason;
+import org.objrdma.api.telemetry.Telemetry;
+import org.objrdma.api.transport.Access;
+import org.objrdma.api.transport.BatchResult;
+import org.objrdma.api.transport.Channel;
+import org.objrdma.api.transport.ChannelOptions;
+import org.objrdma.api.transport.Completion;
+import org.objrdma.api.transport.EndpointInfo;
+import org.objrdma.api.transport.MemoryRegion;
+import org.objrdma.api.transport.RemoteRegion;
+import org.objrdma.api.transport.ScatterGatherEntry;
+import org.objrdma.api.transport.WcStatus;
+import org.objrdma.api.transport.WorkRequest;
+import org.objrdma.staging.internal.BufferPool;
+import org.objrdma.staging.internal.StagingSettings;
+import org.objrdma.transport.tcp.internal.TcpSettings;
+import org.objrdma.transport.tcp.internal.TcpTransport;
+
+/**
+ * The use cases of the S3 routes ({@code SessionUseCases}) through the real TCP transport and staging pool (64 KiB
+ * buffers): one call per route moves a chunked GET whose READY reads its later chunks from the source PREPARE was
+ * given, stores a PUT through the caller's {@link ObjectAccess}, cancels a session whose permission was revoked,
+ * ends a GET whose source failed, and says which limit refused a PREPARE without naming the principal.
+ */
+class SessionUseCasesTest {
+    private static final PrincipalId ALICE = PrincipalId.fromCanonical("alice:secret");
+    private static final int COOKIE = 0x0c0f_fee2;
+    private static final int BUFFER = 64 << 10;
+    private static final int SIZE = 3 * BUFFER + 1;
+    private static final String ETAG = "\"e-use\"";
+
+    private TcpTransport server;
+    private TcpTransport clientTransport;
+    private BufferPool pool;
+    private SessionCore core;
+    private RecordingListener events;
+    private Arena arena;
+    private final byte[] object = new byte[SIZE];
+    private final List<Long> reads = new CopyOnWriteArrayList<>();
+
+    private final StagingSource source = (offset, dst) -> {
+        reads.add(offset);
+        MemorySegment.copy(MemorySegment.ofArray(object), offset, dst, 0, dst.byteSize());
+        return ETAG;
+    };
+
+    @BeforeEach
+    void start() throws Exception {
+        new Random(11).nextBytes(object);
+        server = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP);
+        clientTransport = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP);
+        pool = BufferPool.create(new StagingSettings(4096, BUFFER, 64L * BUFFER, 16L * BUFFER, 256, 64, 4,
+                Duration.ofSeconds(60), Duration.ZERO, Duration.ofSeconds(60), Duration.ofSeconds(5), false,
+                Duration.ofSeconds(5), true), server, () -> Telemetry.NOOP);
+        core = new SessionCore(SessionSettings.builder().allowAddresses(Harness.LOOPBACK).execTimeoutMs(5_000)
+                .maxUserStagingBytes(20L * BUFFER).build(), MonotonicClock.system(), RandomSource.secure());
+        core.useTransport(server);
+        core.useStagingPool(pool);
+        events = new RecordingListener();
+        core.addTerminalListener(events);
+        core.startReaper();
+        arena = Arena.ofShared();
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        Harness.await("staging returned", () -> pool.stats().borrowed() == 0);
+        assertEquals(new LimitAccounting.Usage(0, 0, 0, 0), core.usage());
+        assertEquals(0, core.stageSlotsInUse());
+        assertEquals(0, core.readySlotsInUse());
+        ShutdownReport report = core.shutdown(Duration.ofSeconds(2));
+        assertTrue(report.clean(), report.toString());
+        pool.close();
+        clientTransport.close();
+        server.close();
+        arena.close();
+    }
+
+    private final class Client implements AutoCloseable {
+        final MemorySegment memory = arena.allocate(SIZE, 4096);
+        final MemoryRegion region;
+        final Channel channel;
+
+        Client() throws Exception {
+            region = clientTransport.register(memory, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
+            channel = clientTransport.openChannel(ChannelOptions.DEFAULT);
+        }
+
+        EndpointInfo preparedEndpoint() {
+            EndpointInfo.Tcp mine = (EndpointInfo.Tcp) channel.localEndpoint();
+            return new EndpointInfo.Tcp(mine.address(), 0, mine.key());
+        }
+
+        PrepareRequest get(String target) {
+            return new PrepareRequest(ALICE, Op.GET, target, 0, SIZE, 0x123, COOKIE, preparedEndpoint(),
+                    new RemoteRegion(region.address(), SIZE, region.rkey()));
+        }
+
+        PrepareRequest put(String target, long size) {
+            return new PrepareRequest(ALICE, Op.PUT, target, 0, size, 0x456, COOKIE, preparedEndpoint(), null);
+        }
+
+        ReadyRequest ready(SessionId id) {
+            return new ReadyRequest(ALICE, id, COOKIE, channel.id(), null);
+        }
+
+        @Override
+        public void close() {
+            channel.close();
+            region.close();
+        }
+    }
+
+    /** Lets every access and keeps what a PUT stored. */
+    private static final class Store implements ObjectAccess {
+        final AtomicReference<byte[]> stored = new AtomicReference<>();
+        volatile boolean permit = true;
+        volatile Exception storeFailure;
+
+        @Override
+        public boolean permits(SessionInfo session) {
+            return permit;
+        }
+
+        @Override
+        public String store(SessionInfo session, MemorySegment bytes) throws Exception {
+            if (storeFailure != null) {
+                throw storeFailure;
+            }
+            stored.set(bytes.toArray(ValueLayout.JAVA_BYTE));
+            return "\"stored-" + session.target().length() + "\"";
+        }
+    }
+
+    @Test
+    void aChunkedGetIsOnePrepareAndOneReadyAndReadyReadsTheSourcePrepareWasGiven() throws Exception {
+        try (Client client = new Client()) {
+            PrepareResult prepared = core.prepareGet(client.get("/bucket/big"), source);
+            assertTrue(prepared.isOk(), prepared.toString());
+            SessionId id = prepared.response().sessionId();
+            assertEquals(List.of(0L), reads, "PREPARE staged the first chunk");
+            CompletableFuture<BatchResult> arrival = client.channel.submit(List.of(WorkRequest.recv(5)),
+                    Duration.ofSeconds(10));
+            ReadyResult r = core.ready(client.ready(id), new Store());
+            assertTrue(r.isOk(), r.toString());
+            assertEquals(Op.GET, r.op());
+            assertEquals(ReadyOutcome.OK, r.response().outcome());
+            assertEquals(SIZE, r.response().bytesTransferred());
+            assertEquals(ETAG, r.response().etag());
+            assertEquals(List.of(0L, (long) BUFFER, 2L * BUFFER, 3L * BUFFER), reads,
+                    "READY read the rest from the source given at PREPARE");
+            Completion c = arrival.get(10, TimeUnit.SECONDS).completions().get(0);
+            assertEquals(WcStatus.SUCCESS, c.status());
+            assertArrayEquals(object, client.memory.toArray(ValueLayout.JAVA_BYTE));
+            assertEquals(TerminalReason.COMPLETED, events.only(id).reason(), "READY finalized the GET itself");
+        }
+    }
+
+    @Test
+    void aPutIsOnePrepareAndOneReadyThatStoresTheBytesTheClientWrote() throws Exception {
+        try (Client client = new Client()) {
+            int size = BUFFER;
+            PrepareResult prepared = core.preparePut(client.put("/bucket/up", size));
+            assertTrue(prepared.isOk(), prepared.toString());
+            SessionId id = prepared.response().sessionId();
+            Store store = new Store();
+            CompletableFuture<ReadyResult> ready = CompletableFuture.supplyAsync(() -> core.ready(client.ready(id), store));
+            Harness.await("READY claimed the session", () -> core.detail(id)
+                    .map(d -> d.state() != SessionState.PREPARED).orElse(true));
+            client.channel.connect(prepared.response().serverEndpoint());
+            client.memory.asSlice(0, size).copyFrom(MemorySegment.ofArray(Arrays.copyOf(object, size)));
+            WorkRequest write = WorkRequest.writeWithImm(6, new ScatterGatherEntry(client.region, 0, size),
+                    prepared.response().stagingRegion().address(), prepared.response().stagingRegion().rkey(), COOKIE);
+            client.channel.submit(List.of(write), Duration.ofSeconds(10)).get(10, TimeUnit.SECONDS);
+            ReadyResult r = ready.get(10, TimeUnit.SECONDS);
+            assertTrue(r.isOk(), r.toString());
+            assertEquals("\"stored-10\"", r.response().etag(), "the etag is the one the store answered");
+            assertArrayEquals(Arrays.copyOf(object, size), store.stored.get());
+            assertEquals(TerminalReason.COMPLETED, events.only(id).reason());
+        }
+    }
+
+    @Test
+    void aStoreFailureAbortsThePutAndIsCarriedBack() throws Exception {
+        try (Client client = new Client()) {
+            PrepareResult prepared = core.preparePut(client.put("/bucket/up", 4096));
+            SessionId id = prepared.response().sessionId();
+            Store store = new Store();
+            store.storeFailure = new IOException("disk full");
+            CompletableFuture<ReadyResult> ready = CompletableFuture.supplyAsync(() -> core.ready(client.ready(id), store));
+            Harness.await("READY claimed the session", () -> core.detail(id)
+                    .map(d -> d.state() != SessionState.PREPARED).orElse(true));
+            client.channel.connect(prepared.response().serverEndpoint());
+            WorkRequest write = WorkRequest.writeWithImm(6, new ScatterGatherEntry(client.region, 0, 4096),
+                    prepared.response().stagingRegion().address(), prepared.response().stagingRegion().rkey(), COOKIE);
+            client.channel.submit(List.of(write), Duration.ofSeconds(10)).get(10, TimeUnit.SECONDS);
+            ReadyResult r = ready.get(10, TimeUnit.SECONDS);
+            assertFalse(r.isOk());
+            assertSame(store.storeFailure, r.storeFailure());
+            assertEquals(TerminalReason.ABORTED, events.only(id).reason());
+        }
+    }
+
+    @Test
+    void aRevokedPermissionCancelsTheSessionBeforeAnyByteMoves() throws Exception {
+        try (Client client = new Client()) {
+            SessionId id = core.prepareGet(client.get("/bucket/big"), source).response().sessionId();
+            Store store = new Store();
+            store.permit = false;
+            ReadyResult r = core.ready(client.ready(id), store);
+            assertTrue(r.accessRevoked());
+            assertEquals(RcStatus.SESSION, r.status());
+            assertEquals(TerminalReason.CANCELLED, events.only(id).reason());
+            assertEquals(List.of(0L), reads, "nothing read past what PREPARE staged");
+        }
+    }
+
+    @Test
+    void aFailingSourceEndsThePreparedGetAndItsFailureIsCarriedBack() throws Exception {
+        IOException gone = new IOException("object vanished");
+        try (Client client = new Client()) {
+            PrepareResult r = core.prepareGet(client.get("/bucket/gone"), (offset, dst) -> {
+                throw gone;
+            });
+            assertFalse(r.isOk());
+            assertSame(gone, r.sourceFailure());
+            assertNull(r.response());
+            Harness.await("the session ended", () -> core.liveSessions() == 0);
+        }
+    }
+
+    @Test
+    void aLimitRefusalNamesTheLimitButNotThePrincipal() throws Exception {
+        try (Client client = new Client()) {
+            // above the pool's largest buffer: one dedicated window, over max.bytes.per.principal (16 buffers)
+            PrepareResult staging = core.preparePut(client.put("/bucket/huge", 17L * BUFFER));
+            assertEquals(RcStatus.LIMIT, staging.status());
+            assertTrue(staging.reason().startsWith("org.objrdma.staging max.bytes.per.principal "), staging.reason());
+            assertFalse(staging.reason().contains(ALICE.toString()), "the principal is a digest of the credentials");
+            // over the session's own per-principal budget (20 buffers)
+            PrepareResult session = core.preparePut(client.put("/bucket/huger", 21L * BUFFER));
+            assertEquals(RcStatus.LIMIT, session.status());
+            assertEquals("org.objrdma.session max.user.staging.bytes reached", session.reason());
+            assertEquals(0, core.liveSessions());
+        }
+    }
+}
