@@ -188,10 +188,10 @@ final class PrepareCommand {
                 stagingRegion = new RemoteRegion(0, chunk != 0 ? chunk : size, NO_REMOTE_KEY);
             }
             long now = table.millis();
-            Session s = new Session(id, epochs.incrementAndGet(), principal, request.op(), request.target(),
-                    request.offset(), size, request.cookie(), request.clientPsn(), request.clientEndpoint(),
-                    request.clientRegion(), now, t, pool, lease, stagingOffset, secondLease, secondOffset, chunk, charge,
-                    channel, stagingAccess, deadlineSlots);
+            Session s = new Session(id, SessionPlan.of(epochs.incrementAndGet(), principal, request.op(),
+                    request.target(), request.offset(), size, request.cookie(), request.clientPsn(),
+                    request.clientEndpoint(), request.clientRegion(), now, t, pool, lease, stagingOffset, secondLease,
+                    secondOffset, chunk, charge, channel, stagingAccess), deadlineSlots);
             synchronized (s) {
                 s.admit(now + settings.prepTimeoutMs());
             }

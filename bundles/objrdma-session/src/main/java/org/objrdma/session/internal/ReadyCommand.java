@@ -79,7 +79,7 @@ final class ReadyCommand {
             result = dataPhase(s, claim, source);
         } catch (RuntimeException e) {
             // a transport that throws instead of reporting a status must not leave the session claimed forever
-            LOG.warn("session {}: transport {} threw during the data phase", s.id, s.transport.name(), e);
+            LOG.warn("session {}: transport {} threw during the data phase", s.id, s.plan.transport().name(), e);
             result = DataPhaseResult.of(ReadyOutcome.WIRE_FAIL, "transport threw " + e);
         }
         Telemetry t = bindings.telemetry();
@@ -96,24 +96,24 @@ final class ReadyCommand {
         if (claim.remote() == null) {
             return DataPhaseResult.nothingMoved(); // control-plane only (a test mode): OK, and 0 bytes, honestly
         }
-        if (s.armedReceive != null) {
-            return DataPhase.awaitArmedPut(s.armedReceive, s.armedWrId, s.cookie, s.size, settings.execTimeoutMs());
+        if (s.plan.armedReceive() != null) {
+            return DataPhase.awaitArmedPut(s.plan.armedReceive(), s.plan.armedWrId(), s.plan.cookie(), s.plan.size(), settings.execTimeoutMs());
         }
-        if (s.chunked()) {
+        if (s.plan.chunked()) {
             return ChunkedGetPhase.run(claim.channel(), claim.remote(), chunkPlan(s, claim), rest,
-                    claim.clientRegion(), s.cookie, workRequestIds::incrementAndGet, settings.execTimeoutMs(),
+                    claim.clientRegion(), s.plan.cookie(), workRequestIds::incrementAndGet, settings.execTimeoutMs(),
                     settings.dialPacing());
         }
-        return DataPhase.run(claim.channel(), claim.remote(), s.op,
-                new ScatterGatherEntry(s.staging.region(), s.stagingOffset, s.size), claim.clientRegion(),
-                s.cookie, claim.wrId(), settings.execTimeoutMs(), settings.dialPacing());
+        return DataPhase.run(claim.channel(), claim.remote(), s.plan.op(),
+                new ScatterGatherEntry(s.plan.staging().region(), s.plan.stagingOffset(), s.plan.size()), claim.clientRegion(),
+                s.plan.cookie(), claim.wrId(), settings.execTimeoutMs(), settings.dialPacing());
     }
 
     private static ChunkedGetPhase.Plan chunkPlan(Session s, ReadyStart.Claim claim) {
         ScatterGatherEntry[] buffers = {
-                new ScatterGatherEntry(s.staging.region(), s.stagingOffset, s.chunkBytes),
-                new ScatterGatherEntry(s.secondStaging.region(), s.secondStagingOffset, s.chunkBytes)};
-        return new ChunkedGetPhase.Plan(buffers, s.chunkBytes, s.size, s.offset, claim.headStaged(), s.etag());
+                new ScatterGatherEntry(s.plan.staging().region(), s.plan.stagingOffset(), s.plan.chunkBytes()),
+                new ScatterGatherEntry(s.plan.secondStaging().region(), s.plan.secondStagingOffset(), s.plan.chunkBytes())};
+        return new ChunkedGetPhase.Plan(buffers, s.plan.chunkBytes(), s.plan.size(), s.plan.offset(), claim.headStaged(), s.etag());
     }
 
     private SessionResult<ReadyResponse> end(Session s, DataPhaseResult result) {
@@ -136,7 +136,7 @@ final class ReadyCommand {
 
     /** What a failed READY carries: the outcome (TIMEOUT → 504, VERIFY_FAIL / WIRE_FAIL → 502), no bytes. */
     private static ReadyResponse failedResponse(Session s, ReadyOutcome outcome) {
-        return new ReadyResponse(0, s.cookie, outcome, "", "");
+        return new ReadyResponse(0, s.plan.cookie(), outcome, "", "");
     }
 
     /**
@@ -153,7 +153,7 @@ final class ReadyCommand {
         String rearmFailure = null;
         if (bindings.closing()) {
             rearmFailure = "session manager shutting down";
-        } else if (s.stagingAccess != null && s.stagingAccess.isChannelBound()) {
+        } else if (s.plan.stagingAccess() != null && s.plan.stagingAccess().isChannelBound()) {
             // a reset revokes the channel's grants, and the client holds the rkey PREPARE answered
             rearmFailure = "the staging grant of a PUT ends with a channel reset";
         } else {
@@ -170,7 +170,7 @@ final class ReadyCommand {
         if (retryable) {
             LOG.debug("session {}: READY busy ({}); channel {} reset, READY may be retried", s.id,
                     result.detail(), claim.channel().id());
-            return SessionResult.ok(new ReadyResponse(0, s.cookie, ReadyOutcome.BUSY, "", ""));
+            return SessionResult.ok(new ReadyResponse(0, s.plan.cookie(), ReadyOutcome.BUSY, "", ""));
         }
         LOG.info("session {}: READY busy ({}) and not re-armed: {}", s.id, result.detail(),
                 rearmFailure != null ? rearmFailure : "the session was cancelled, expired or lost its transport meanwhile");

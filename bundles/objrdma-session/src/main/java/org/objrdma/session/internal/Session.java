@@ -20,18 +20,11 @@ import org.objrdma.api.session.SessionUseCases;
 import org.objrdma.api.session.StagingSource;
 import org.objrdma.api.session.TerminalEvent;
 import org.objrdma.api.session.TerminalReason;
-import org.objrdma.api.staging.StagingLease;
-import org.objrdma.api.staging.StagingPool;
-import org.objrdma.api.transport.Channel;
-import org.objrdma.api.transport.EndpointInfo;
-import org.objrdma.api.transport.RemoteRegion;
-import org.objrdma.api.transport.Transport;
-import org.objrdma.wire.RemoteSlice;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One session: what PREPARE fixed (final fields) and where it stands (guarded by the session's own
+ * One session: what PREPARE fixed ({@link SessionPlan}) and where it stands (guarded by the session's own
  * monitor; every mutable field is read and written under {@code synchronized (session)}).
  *
  * <p>Pins: a session marked {@link #reapPending} is torn down only when nothing holds it — no staging
@@ -46,45 +39,8 @@ final class Session {
     static final int MAX_TAG_CHARS = 127;
 
     final SessionId id;
-    final long epoch;
-    final PrincipalId principal;
-    final Op op;
-    final String target;
-    final long offset;
-    final int size;
-    final int cookie;
-    final int clientPsn;
-    /** The client endpoint given at PREPARE (READY completes it); null for control-plane-only sessions. */
-    final EndpointInfo clientEndpoint;
-    /** GET: the client memory named at PREPARE; READY may name another. */
-    final RemoteRegion preparedClientRegion;
-    final long createdAtMillis;
-    final Transport transport;
-    final StagingPool pool;
-    final StagingLease staging;
-    /** Where the lease's bytes start inside its registered region. */
-    final long stagingOffset;
-    /**
-     * A GET larger than one staging buffer: the second of its two chunk buffers ({@link #staging} is the first);
-     * null for every other session.
-     */
-    final StagingLease secondStaging;
-    /** Where {@link #secondStaging}'s bytes start inside its registered region. */
-    final long secondStagingOffset;
-    /** Bytes per chunk of a chunked GET ({@link ChunkedGetPhase}); 0 when the range fits one buffer. */
-    final int chunkBytes;
-    /** What the session's limits are charged: its size, or a chunked GET's two chunk buffers. */
-    final long stagingCharge;
-    /** Staging memory the session holds: the whole buffers lent (their size classes), not the size asked for. */
-    final long stagingBytesHeld;
-    /** The session's one channel: a Busy READY resets it, so its endpoint is the one PREPARE returned. */
-    final Channel channel;
-    /** PUT: the client's access to the staging slice (a grant on {@link #channel}); null for GET. */
-    final RemoteSlice stagingAccess;
-    /** PUT on a transport that grants only once connected: the receive posted at PREPARE, {@link #channel} connected then; else null. */
-    final java.util.concurrent.CompletableFuture<org.objrdma.api.transport.BatchResult> armedReceive;
-    /** The work request id of {@link #armedReceive} (0 without one). */
-    final long armedWrId;
+    /** What PREPARE fixed; the rest of this class is where the session stands. */
+    final SessionPlan plan;
 
     // ---- guarded by this; changed only by the transitions below ----
     private SessionState state = SessionState.PREPARED;
@@ -120,57 +76,10 @@ final class Session {
     private int slot = -1;
     private final DeadlineSlots deadlineSlots;
 
-    Session(SessionId id, long epoch, PrincipalId principal, Op op, String target, long offset, int size, int cookie,
-            int clientPsn, EndpointInfo clientEndpoint, RemoteRegion preparedClientRegion, long createdAtMillis,
-            Transport transport, StagingPool pool, StagingLease staging, long stagingOffset, Channel channel,
-            PutStaging putStaging, DeadlineSlots deadlineSlots) {
-        this(id, epoch, principal, op, target, offset, size, cookie, clientPsn, clientEndpoint, preparedClientRegion,
-                createdAtMillis, transport, pool, staging, stagingOffset, null, 0, 0, size, channel, putStaging,
-                deadlineSlots);
-    }
-
-    Session(SessionId id, long epoch, PrincipalId principal, Op op, String target, long offset, int size, int cookie,
-            int clientPsn, EndpointInfo clientEndpoint, RemoteRegion preparedClientRegion, long createdAtMillis,
-            Transport transport, StagingPool pool, StagingLease staging, long stagingOffset, StagingLease secondStaging,
-            long secondStagingOffset, int chunkBytes, long stagingCharge, Channel channel, PutStaging putStaging,
-            DeadlineSlots deadlineSlots) {
+    Session(SessionId id, SessionPlan plan, DeadlineSlots deadlineSlots) {
         this.id = id;
-        this.epoch = epoch;
-        this.principal = principal;
-        this.op = op;
-        this.target = target;
-        this.offset = offset;
-        this.size = size;
-        this.cookie = cookie;
-        this.clientPsn = clientPsn;
-        this.clientEndpoint = clientEndpoint;
-        this.preparedClientRegion = preparedClientRegion;
-        this.createdAtMillis = createdAtMillis;
-        this.transport = transport;
-        this.pool = pool;
-        this.staging = staging;
-        this.stagingOffset = stagingOffset;
-        this.secondStaging = secondStaging;
-        this.secondStagingOffset = secondStagingOffset;
-        this.chunkBytes = chunkBytes;
-        this.stagingCharge = stagingCharge;
-        this.stagingBytesHeld = (staging == null ? 0 : staging.region().length())
-                + (secondStaging == null ? 0 : secondStaging.region().length());
-        this.channel = channel;
-        this.stagingAccess = putStaging == null ? null : putStaging.access();
-        this.armedReceive = putStaging == null ? null : putStaging.armedReceive();
-        this.armedWrId = putStaging == null ? 0 : putStaging.armedWrId();
+        this.plan = plan;
         this.deadlineSlots = deadlineSlots;
-    }
-
-    /** True for a GET larger than one staging buffer, moved in chunks at READY. */
-    boolean chunked() {
-        return chunkBytes != 0;
-    }
-
-    /** Bytes the gateway stages at PREPARE: the whole range, or a chunked GET's first chunk. */
-    long stagedAtPrepare() {
-        return chunked() ? chunkBytes : size;
     }
 
     /** Caller holds the monitor. True while anything the teardown must wait for is out. */
@@ -295,7 +204,7 @@ final class Session {
         if (reapPending) {
             return RcStatus.STALE; // the C core commits an expired or cancelled session; objrdma refuses
         }
-        if (op == Op.GET && !stageDone) {
+        if (plan.op() == Op.GET && !stageDone) {
             return RcStatus.STATE;
         }
         published = true;
@@ -313,7 +222,7 @@ final class Session {
         stagingNonce = nextNonce++;
         stagingLeaseDeadline = now + leaseTimeoutMs;
         recomputeEarliestDeadline();
-        return SessionResult.ok(new SessionBuffer(id, new LeaseHandle(epoch, stagingNonce), staging.segment()));
+        return SessionResult.ok(new SessionBuffer(id, new LeaseHandle(plan.epoch(), stagingNonce), plan.staging().segment()));
     }
 
     /** The gateway returns the staging lease: what it staged ({@code written}) and the object's tags. */
@@ -326,7 +235,7 @@ final class Session {
         RcStatus status = RcStatus.OK;
         if (!ok) {
             markReapPending(TerminalReason.ABORTED);
-        } else if (written != stagedAtPrepare()) {
+        } else if (written != plan.stagedAtPrepare()) {
             markReapPending(TerminalReason.ABORTED);
             status = RcStatus.SHORT;
         } else if (tag.length() > MAX_TAG_CHARS || version.length() > MAX_TAG_CHARS) {
@@ -336,7 +245,7 @@ final class Session {
             etag = tag;
             versionId = version;
             stageDone = true;
-            headStaged = chunked();
+            headStaged = plan.chunked();
         }
         recomputeEarliestDeadline();
         return status;
@@ -344,7 +253,7 @@ final class Session {
 
     /** {@code rc_cancel}: only the owner may. */
     RcStatus cancel(PrincipalId who) {
-        if (!principal.equals(who)) {
+        if (!plan.principal().equals(who)) {
             return RcStatus.SESSION;
         }
         markReapPending(TerminalReason.CANCELLED);
@@ -363,7 +272,7 @@ final class Session {
      */
     ReadyStart claimForReady(ReadyRequest r, boolean hasRest, long now, long execTimeoutMs, long wrId) {
         RcStatus refusal = readyRefusal(r);
-        if (refusal == null && chunked() && clientEndpoint != null && !hasRest) {
+        if (refusal == null && plan.chunked() && plan.clientEndpoint() != null && !hasRest) {
             refusal = RcStatus.ARG; // the rest of the range has nowhere to come from: preserved
         }
         if (refusal != null) {
@@ -373,8 +282,8 @@ final class Session {
         activeRef = 1;
         prepDeadline = NOT_ARMED;
         execDeadline = now + execTimeoutMs;
-        EndpointInfo remote = clientEndpoint == null ? null : clientEndpoint.withQueue(r.clientQpn(), clientPsn);
-        ReadyStart.Claim claim = new ReadyStart.Claim(channel, remote, grantedRegion(r), wrId, headStaged);
+        ReadyStart.Claim claim = new ReadyStart.Claim(plan.channel(), plan.remoteFor(r), plan.grantedRegion(r), wrId,
+                headStaged);
         headStaged = false; // the data phase overwrites the first buffer whatever its outcome
         recomputeEarliestDeadline();
         return ReadyStart.claimed(claim);
@@ -382,7 +291,7 @@ final class Session {
 
     /** The READY checks in the C core's order; null when READY may claim the session. Changes nothing. */
     private RcStatus readyRefusal(ReadyRequest r) {
-        if (!principal.equals(r.principal())) {
+        if (!plan.principal().equals(r.principal())) {
             return RcStatus.SESSION;
         }
         if (state == SessionState.TRANSFERRING || state == SessionState.COMPLETING) {
@@ -397,43 +306,11 @@ final class Session {
         if (reapPending) {
             return RcStatus.STALE;
         }
-        if (cookie != r.cookie()) {
+        if (plan.cookie() != r.cookie()) {
             return RcStatus.SESSION;
         }
         // objrdma: arguments that only make sense against the session are checked last, still preserving it
-        if (clientEndpoint != null) {
-            long qpn = r.clientQpn();
-            if (qpn < 1 || qpn > clientEndpoint.maxQueueNumber()) {
-                return RcStatus.ARG;
-            }
-            if (armedReceive != null && qpn != clientEndpoint.queueNumber()) {
-                return RcStatus.ARG; // the channel was connected at PREPARE to the queue pair PREPARE named
-            }
-            if (op == Op.GET && grantedRegion(r) == null) {
-                return RcStatus.ARG;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * The client memory a GET session writes into: the session's size from the start READY names, else from the
-     * start PREPARE named; one slice for one session whatever longer region either described. READY may name its
-     * memory anew (hipObject's client declares it only there), but never outside what PREPARE declared: another
-     * key, or a slice not inside the declared region, is null (refused, the session preserved). Null too when no
-     * region was named or it is shorter than the session.
-     */
-    private RemoteRegion grantedRegion(ReadyRequest r) {
-        RemoteRegion declared = preparedClientRegion;
-        RemoteRegion named = r.clientRegion() != null ? r.clientRegion() : declared;
-        if (named == null || named.length() < size) {
-            return null;
-        }
-        if (named != declared && declared != null
-                && (named.rkey() != declared.rkey() || !declared.contains(named.address(), size))) {
-            return null;
-        }
-        return named.slice(0, size);
+        return plan.fitsReadyArguments(r) ? null : RcStatus.ARG;
     }
 
     /**
@@ -452,8 +329,8 @@ final class Session {
             state = SessionState.COMPLETING;
             bytesTransferred = bytes;
             refDeadline = now + leaseTimeoutMs;
-            end = ReadyEnd.ok(new ReadyResponse(bytes, cookie, ReadyOutcome.OK,
-                    op == Op.GET ? etag : "", op == Op.GET ? versionId : ""));
+            end = ReadyEnd.ok(new ReadyResponse(bytes, plan.cookie(), ReadyOutcome.OK,
+                    plan.op() == Op.GET ? etag : "", plan.op() == Op.GET ? versionId : ""));
         } else {
             activeRef = 0;
             markReapPending(TerminalReason.FAILED);
@@ -495,10 +372,10 @@ final class Session {
 
     /** {@code rc_get_put_data}: the completion reference moves to a put view the store reads the object from. */
     SessionResult<SessionBuffer> lendPutView(long now, long leaseTimeoutMs) {
-        if (state != SessionState.COMPLETING || op != Op.PUT) {
+        if (state != SessionState.COMPLETING || plan.op() != Op.PUT) {
             return SessionResult.failed(RcStatus.STATE);
         }
-        if (clientEndpoint == null) {
+        if (plan.clientEndpoint() == null) {
             // control plane only: nothing was received, so there is nothing a store may commit
             return SessionResult.failed(RcStatus.STATE);
         }
@@ -514,7 +391,7 @@ final class Session {
         putRef++;
         refDeadline = now + leaseTimeoutMs;
         recomputeEarliestDeadline();
-        return SessionResult.ok(new SessionBuffer(id, new LeaseHandle(epoch, putViewNonce), staging.segment()));
+        return SessionResult.ok(new SessionBuffer(id, new LeaseHandle(plan.epoch(), putViewNonce), plan.staging().segment()));
     }
 
     /** {@code rc_finish_put}: the store committed (or not) what the put view held. */
@@ -636,19 +513,19 @@ final class Session {
 
     /** The terminal event of this (torn-down) session. */
     TerminalEvent terminalEvent() {
-        return new TerminalEvent(id, op, target, terminalReason == null ? TerminalReason.SHUTDOWN : terminalReason,
+        return new TerminalEvent(id, plan.op(), plan.target(), terminalReason == null ? TerminalReason.SHUTDOWN : terminalReason,
                 Optional.ofNullable(lastOutcome), bytesTransferred);
     }
 
     SessionSnapshot snapshot(long now) {
-        return new SessionSnapshot(id, op, target, state, reapPending,
-                Duration.ofMillis(Math.max(0, now - createdAtMillis)), stagingBytesHeld);
+        return new SessionSnapshot(id, plan.op(), plan.target(), state, reapPending,
+                Duration.ofMillis(Math.max(0, now - plan.createdAtMillis())), plan.stagingBytesHeld());
     }
 
     SessionDetail detail() {
-        return new SessionDetail(epoch, state, reapPending, published, stageDone, prepDeadline, execDeadline,
+        return new SessionDetail(plan.epoch(), state, reapPending, published, stageDone, prepDeadline, execDeadline,
                 stagingLeaseDeadline, refDeadline, nextNonce, stagingNonce, putViewNonce, activeRef, putRef,
-                lastOutcome, terminalReason, bytesTransferred, etag, versionId, transportLost, channel.id());
+                lastOutcome, terminalReason, bytesTransferred, etag, versionId, transportLost, plan.channel().id());
     }
 
     /** A GET prepared through {@link SessionUseCases#prepareGet}: its READY reads later chunks from {@code from}. */
@@ -672,7 +549,7 @@ final class Session {
     }
 
     private boolean matches(LeaseHandle handle, long outstandingNonce) {
-        return handle.isValid() && handle.epoch() == epoch && handle.nonce() == outstandingNonce;
+        return handle.isValid() && handle.epoch() == plan.epoch() && handle.nonce() == outstandingNonce;
     }
 
     private static long earlier(long current, long deadline) {

@@ -102,7 +102,7 @@ public final class SessionCore implements SessionManager {
      */
     public int transportGone(Transport t) {
         bindings.transportGone(t);
-        return ending.endWhere(s -> s.transport == t, "transport " + t.name() + " went away");
+        return ending.endWhere(s -> s.plan.transport() == t, "transport " + t.name() + " went away");
     }
 
     /** New sessions borrow staging here. */
@@ -113,7 +113,7 @@ public final class SessionCore implements SessionManager {
     /** {@code pool} went away: sessions holding its buffers end as after a transport loss. */
     public int stagingPoolGone(StagingPool pool) {
         bindings.stagingPoolGone(pool);
-        return ending.endWhere(s -> s.pool == pool, "staging pool went away");
+        return ending.endWhere(s -> s.plan.pool() == pool, "staging pool went away");
     }
 
     public void useTelemetry(Telemetry t) {
@@ -203,7 +203,7 @@ public final class SessionCore implements SessionManager {
             if (s.endsNow()) {
                 return SessionResult.failed(RcStatus.NO_SESSION); // it expired just now: this call ends it
             }
-            return s.principal.equals(who) ? SessionResult.ok(new SessionInfo(s.op, s.target))
+            return s.plan.principal().equals(who) ? SessionResult.ok(new SessionInfo(s.plan.op(), s.plan.target()))
                     : SessionResult.failed(RcStatus.SESSION);
         });
     }

@@ -38,7 +38,7 @@ final class SessionEnding {
             synchronized (s) {
                 if (s.markForEnd(reason)) {
                     reapable.add(s);
-                    channels.add(s.channel);
+                    channels.add(s.plan.channel());
                 }
             }
         }
@@ -70,7 +70,7 @@ final class SessionEnding {
                     continue;
                 }
             }
-            channels.add(s.channel);
+            channels.add(s.plan.channel());
             lost.add(s);
         }
         ChannelCloser.closeAll(channels, closeGraceMs);
@@ -107,7 +107,7 @@ final class SessionEnding {
         }
         List<Channel> held = new ArrayList<>();
         for (Session s : table.live()) {
-            held.add(s.channel);
+            held.add(s.plan.channel());
         }
         // a data phase that still runs fails at once; all channels together
         ChannelCloser.closeAll(held, closeGraceMs);

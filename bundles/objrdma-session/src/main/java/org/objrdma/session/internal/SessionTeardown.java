@@ -32,24 +32,24 @@ final class SessionTeardown {
      */
     void tearDown(Session s, boolean returnStaging) {
         try {
-            s.channel.close();
+            s.plan.channel().close();
         } catch (RuntimeException e) {
-            LOG.warn("session {}: closing channel {} failed", s.id, s.channel.id(), e);
+            LOG.warn("session {}: closing channel {} failed", s.id, s.plan.channel().id(), e);
         }
-        if (s.stagingAccess != null) {
+        if (s.plan.stagingAccess() != null) {
             try {
-                s.stagingAccess.close();
+                s.plan.stagingAccess().close();
             } catch (RuntimeException e) {
                 LOG.warn("session {}: revoking the staging grant failed", s.id, e);
             }
         }
         if (returnStaging) {
-            returnLease(s, s.staging);
-            if (s.secondStaging != null) {
-                returnLease(s, s.secondStaging);
+            returnLease(s, s.plan.staging());
+            if (s.plan.secondStaging() != null) {
+                returnLease(s, s.plan.secondStaging());
             }
         }
-        accounting.release(s.principal, s.stagingCharge);
+        accounting.release(s.plan.principal(), s.plan.stagingCharge());
         TerminalEvent event;
         synchronized (s) {
             event = s.terminalEvent();
@@ -61,7 +61,7 @@ final class SessionTeardown {
         } else if (event.reason() == TerminalReason.CANCELLED) {
             t.increment(Counter.SESSIONS_CANCELLED);
         }
-        LOG.debug("session {} ended: {} {} reason {} outcome {} bytes {}", s.id, s.op, s.target, event.reason(),
+        LOG.debug("session {} ended: {} {} reason {} outcome {} bytes {}", s.id, s.plan.op(), s.plan.target(), event.reason(),
                 event.lastOutcome().map(Enum::name).orElse("none"), event.bytes());
         for (SessionTerminalListener listener : bindings.listeners()) {
             try {

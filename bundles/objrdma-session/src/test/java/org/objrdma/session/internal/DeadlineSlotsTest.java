@@ -22,8 +22,8 @@ import org.objrdma.api.session.SessionId;
 class DeadlineSlotsTest {
 
     private static Session session(DeadlineSlots slots, int n) {
-        return new Session(new SessionId(String.format("%032x", n)), n, PrincipalId.fromCanonical("p"), Op.GET, "/t",
-                0, 1, 1, 1, null, null, 0, null, null, null, 0, null, null, slots);
+        return new Session(new SessionId(String.format("%032x", n)), SessionPlan.of(n, PrincipalId.fromCanonical("p"),
+                Op.GET, "/t", 0, 1, 1, 1, null, null, 0, null, null, null, 0, null, 0, 0, 1, null, null), slots);
     }
 
     @Test
