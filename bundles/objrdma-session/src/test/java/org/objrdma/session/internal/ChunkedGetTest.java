@@ -8,7 +8,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
-import java.util.EnumSet;
+
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
@@ -24,20 +24,20 @@ import org.objrdma.api.session.PrepareRequest;
 import org.objrdma.api.session.PrepareResponse;
 import org.objrdma.api.session.RcStatus;
 import org.objrdma.api.session.ReadyOutcome;
-import org.objrdma.api.session.ReadyRequest;
+
 import org.objrdma.api.session.ReadyResponse;
 import org.objrdma.api.session.SessionBuffer;
 import org.objrdma.api.session.SessionId;
 import org.objrdma.api.session.StagingSource;
 import org.objrdma.api.session.TerminalReason;
 import org.objrdma.api.telemetry.Telemetry;
-import org.objrdma.api.transport.Access;
+
 import org.objrdma.api.transport.BatchResult;
-import org.objrdma.api.transport.Channel;
-import org.objrdma.api.transport.ChannelOptions;
+
+
 import org.objrdma.api.transport.Completion;
-import org.objrdma.api.transport.EndpointInfo;
-import org.objrdma.api.transport.MemoryRegion;
+
+
 import org.objrdma.api.transport.RemoteRegion;
 import org.objrdma.api.transport.ScatterGatherEntry;
 import org.objrdma.api.transport.WcOpcode;
@@ -109,34 +109,12 @@ class ChunkedGetTest {
         return ETAG;
     };
 
-    private final class Client implements AutoCloseable {
-        final MemorySegment memory = arena.allocate(SIZE, 4096);
-        final MemoryRegion region;
-        final Channel channel;
-
-        Client() throws Exception {
-            region = clientTransport.register(memory, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
-            channel = clientTransport.openChannel(ChannelOptions.DEFAULT);
-        }
-
-        EndpointInfo preparedEndpoint() {
-            EndpointInfo.Tcp mine = (EndpointInfo.Tcp) channel.localEndpoint();
-            return new EndpointInfo.Tcp(mine.address(), 0, mine.key());
-        }
-
-        ReadyRequest ready(SessionId id) {
-            return new ReadyRequest(ALICE, id, COOKIE, channel.id(), null);
-        }
-
-        @Override
-        public void close() {
-            channel.close();
-            region.close();
-        }
+    private TcpTestClient client() throws Exception {
+        return new TcpTestClient(arena, clientTransport, SIZE, ALICE, COOKIE);
     }
 
     /** A published GET of {@code SIZE} bytes at {@code offset}, its first chunk staged as a gateway does. */
-    private SessionId preparedGet(Client client, long offset) {
+    private SessionId preparedGet(TcpTestClient client, long offset) {
         PrepareResponse prep = core.prepare(new PrepareRequest(ALICE, Op.GET, "/bucket/big", offset, SIZE, 0x123, COOKIE,
                 client.preparedEndpoint(), new RemoteRegion(client.region.address(), SIZE, client.region.rkey())))
                 .orElseThrow();
@@ -151,7 +129,7 @@ class ChunkedGetTest {
         return id;
     }
 
-    private void assertDelivered(Client client, long offset, CompletableFuture<BatchResult> arrival) throws Exception {
+    private void assertDelivered(TcpTestClient client, long offset, CompletableFuture<BatchResult> arrival) throws Exception {
         Completion c = arrival.get(10, TimeUnit.SECONDS).completions().get(0);
         assertEquals(WcStatus.SUCCESS, c.status());
         assertEquals(WcOpcode.RECV_RDMA_WITH_IMM, c.opcode());
@@ -163,7 +141,7 @@ class ChunkedGetTest {
 
     @Test
     void aGetMovesInChunksThroughTwoBuffersAndCompletesOnce() throws Exception {
-        try (Client client = new Client()) {
+        try (TcpTestClient client = client()) {
             SessionId id = preparedGet(client, 99);
             CompletableFuture<BatchResult> arrival = client.channel.submit(List.of(WorkRequest.recv(5)),
                     Duration.ofSeconds(10));
@@ -181,7 +159,7 @@ class ChunkedGetTest {
 
     @Test
     void aBusyChunkedGetReadsItsFirstChunkAgainOnTheRetry() throws Exception {
-        try (Client client = new Client()) {
+        try (TcpTestClient client = client()) {
             SessionId id = preparedGet(client, 0);
             // no receive posted: the last chunk's WRITE_WITH_IMM meets receiver-not-ready
             assertEquals(ReadyOutcome.BUSY, core.readyTransfer(client.ready(id), source).orElseThrow().outcome());
@@ -200,7 +178,7 @@ class ChunkedGetTest {
 
     @Test
     void aChunkedReadyWithoutASourceIsArgAndChangesNothing() throws Exception {
-        try (Client client = new Client()) {
+        try (TcpTestClient client = client()) {
             SessionId id = preparedGet(client, 0);
             Optional<SessionDetail> before = core.detail(id);
             assertEquals(RcStatus.ARG, core.readyTransfer(client.ready(id)).status());
@@ -219,7 +197,7 @@ class ChunkedGetTest {
             (offset, dst) -> "\"another-version\"",
         };
         for (StagingSource s : bad) {
-            try (Client client = new Client()) {
+            try (TcpTestClient client = client()) {
                 SessionId id = preparedGet(client, 0);
                 client.channel.submit(List.of(WorkRequest.recv(9)), Duration.ofSeconds(10));
                 var failed = core.readyTransfer(client.ready(id), s);
@@ -233,7 +211,7 @@ class ChunkedGetTest {
 
     @Test
     void aPutLargerThanABufferGetsOneDedicatedWindowOfItsSize() throws Exception {
-        try (Client client = new Client()) {
+        try (TcpTestClient client = client()) {
             MemorySegment.copy(MemorySegment.ofArray(object), 0, client.memory, 0, SIZE);
             PrepareResponse prep = core.prepare(new PrepareRequest(ALICE, Op.PUT, "/bucket/up", 0, SIZE, 0x456, COOKIE,
                     client.preparedEndpoint(), null)).orElseThrow();

@@ -13,7 +13,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.EnumSet;
+
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -30,7 +30,7 @@ import org.objrdma.api.session.PrepareRequest;
 import org.objrdma.api.session.PrepareResult;
 import org.objrdma.api.session.RcStatus;
 import org.objrdma.api.session.ReadyOutcome;
-import org.objrdma.api.session.ReadyRequest;
+
 import org.objrdma.api.session.ReadyResult;
 import org.objrdma.api.session.SessionId;
 import org.objrdma.api.session.SessionInfo;
@@ -38,13 +38,13 @@ import org.objrdma.api.session.SessionState;
 import org.objrdma.api.session.StagingSource;
 import org.objrdma.api.session.TerminalReason;
 import org.objrdma.api.telemetry.Telemetry;
-import org.objrdma.api.transport.Access;
+
 import org.objrdma.api.transport.BatchResult;
-import org.objrdma.api.transport.Channel;
-import org.objrdma.api.transport.ChannelOptions;
+
+
 import org.objrdma.api.transport.Completion;
-import org.objrdma.api.transport.EndpointInfo;
-import org.objrdma.api.transport.MemoryRegion;
+
+
 import org.objrdma.api.transport.RemoteRegion;
 import org.objrdma.api.transport.ScatterGatherEntry;
 import org.objrdma.api.transport.WcStatus;
@@ -114,39 +114,17 @@ class SessionUseCasesTest {
         arena.close();
     }
 
-    private final class Client implements AutoCloseable {
-        final MemorySegment memory = arena.allocate(SIZE, 4096);
-        final MemoryRegion region;
-        final Channel channel;
+    private TcpTestClient client() throws Exception {
+        return new TcpTestClient(arena, clientTransport, SIZE, ALICE, COOKIE);
+    }
 
-        Client() throws Exception {
-            region = clientTransport.register(memory, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_WRITE));
-            channel = clientTransport.openChannel(ChannelOptions.DEFAULT);
-        }
+    private static PrepareRequest get(TcpTestClient client, String target) {
+        return new PrepareRequest(ALICE, Op.GET, target, 0, SIZE, 0x123, COOKIE, client.preparedEndpoint(),
+                new RemoteRegion(client.region.address(), SIZE, client.region.rkey()));
+    }
 
-        EndpointInfo preparedEndpoint() {
-            EndpointInfo.Tcp mine = (EndpointInfo.Tcp) channel.localEndpoint();
-            return new EndpointInfo.Tcp(mine.address(), 0, mine.key());
-        }
-
-        PrepareRequest get(String target) {
-            return new PrepareRequest(ALICE, Op.GET, target, 0, SIZE, 0x123, COOKIE, preparedEndpoint(),
-                    new RemoteRegion(region.address(), SIZE, region.rkey()));
-        }
-
-        PrepareRequest put(String target, long size) {
-            return new PrepareRequest(ALICE, Op.PUT, target, 0, size, 0x456, COOKIE, preparedEndpoint(), null);
-        }
-
-        ReadyRequest ready(SessionId id) {
-            return new ReadyRequest(ALICE, id, COOKIE, channel.id(), null);
-        }
-
-        @Override
-        public void close() {
-            channel.close();
-            region.close();
-        }
+    private static PrepareRequest put(TcpTestClient client, String target, long size) {
+        return new PrepareRequest(ALICE, Op.PUT, target, 0, size, 0x456, COOKIE, client.preparedEndpoint(), null);
     }
 
     /** Lets every access and keeps what a PUT stored. */
@@ -172,8 +150,8 @@ class SessionUseCasesTest {
 
     @Test
     void aChunkedGetIsOnePrepareAndOneReadyAndReadyReadsTheSourcePrepareWasGiven() throws Exception {
-        try (Client client = new Client()) {
-            PrepareResult prepared = core.prepareGet(client.get("/bucket/big"), source);
+        try (TcpTestClient client = client()) {
+            PrepareResult prepared = core.prepareGet(get(client, "/bucket/big"), source);
             assertTrue(prepared.isOk(), prepared.toString());
             SessionId id = prepared.response().sessionId();
             assertEquals(List.of(0L), reads, "PREPARE staged the first chunk");
@@ -196,9 +174,9 @@ class SessionUseCasesTest {
 
     @Test
     void aPutIsOnePrepareAndOneReadyThatStoresTheBytesTheClientWrote() throws Exception {
-        try (Client client = new Client()) {
+        try (TcpTestClient client = client()) {
             int size = BUFFER;
-            PrepareResult prepared = core.preparePut(client.put("/bucket/up", size));
+            PrepareResult prepared = core.preparePut(put(client, "/bucket/up", size));
             assertTrue(prepared.isOk(), prepared.toString());
             SessionId id = prepared.response().sessionId();
             Store store = new Store();
@@ -220,8 +198,8 @@ class SessionUseCasesTest {
 
     @Test
     void aStoreFailureAbortsThePutAndIsCarriedBack() throws Exception {
-        try (Client client = new Client()) {
-            PrepareResult prepared = core.preparePut(client.put("/bucket/up", 4096));
+        try (TcpTestClient client = client()) {
+            PrepareResult prepared = core.preparePut(put(client, "/bucket/up", 4096));
             SessionId id = prepared.response().sessionId();
             Store store = new Store();
             store.storeFailure = new IOException("disk full");
@@ -241,8 +219,8 @@ class SessionUseCasesTest {
 
     @Test
     void aRevokedPermissionCancelsTheSessionBeforeAnyByteMoves() throws Exception {
-        try (Client client = new Client()) {
-            SessionId id = core.prepareGet(client.get("/bucket/big"), source).response().sessionId();
+        try (TcpTestClient client = client()) {
+            SessionId id = core.prepareGet(get(client, "/bucket/big"), source).response().sessionId();
             Store store = new Store();
             store.permit = false;
             ReadyResult r = core.ready(client.ready(id), store);
@@ -256,8 +234,8 @@ class SessionUseCasesTest {
     @Test
     void aFailingSourceEndsThePreparedGetAndItsFailureIsCarriedBack() throws Exception {
         IOException gone = new IOException("object vanished");
-        try (Client client = new Client()) {
-            PrepareResult r = core.prepareGet(client.get("/bucket/gone"), (offset, dst) -> {
+        try (TcpTestClient client = client()) {
+            PrepareResult r = core.prepareGet(get(client, "/bucket/gone"), (offset, dst) -> {
                 throw gone;
             });
             assertFalse(r.isOk());
@@ -269,14 +247,14 @@ class SessionUseCasesTest {
 
     @Test
     void aLimitRefusalNamesTheLimitButNotThePrincipal() throws Exception {
-        try (Client client = new Client()) {
+        try (TcpTestClient client = client()) {
             // above the pool's largest buffer: one dedicated window, over max.bytes.per.principal (16 buffers)
-            PrepareResult staging = core.preparePut(client.put("/bucket/huge", 17L * BUFFER));
+            PrepareResult staging = core.preparePut(put(client, "/bucket/huge", 17L * BUFFER));
             assertEquals(RcStatus.LIMIT, staging.status());
             assertTrue(staging.reason().startsWith("org.objrdma.staging max.bytes.per.principal "), staging.reason());
             assertFalse(staging.reason().contains(ALICE.toString()), "the principal is a digest of the credentials");
             // over the session's own per-principal budget (20 buffers)
-            PrepareResult session = core.preparePut(client.put("/bucket/huger", 21L * BUFFER));
+            PrepareResult session = core.preparePut(put(client, "/bucket/huger", 21L * BUFFER));
             assertEquals(RcStatus.LIMIT, session.status());
             assertEquals("org.objrdma.session max.user.staging.bytes reached", session.reason());
             assertEquals(0, core.liveSessions());
