@@ -22,7 +22,7 @@ import org.osgi.annotation.versioning.ProviderType;
  * with {@link #finishFinal} if {@code getPutData} failed.
  */
 @ProviderType
-public interface SessionManager {
+public interface SessionManager extends SessionUseCases {
 
     /**
      * Creates a session: checks arguments, charges limits, opens a channel, borrows staging (on the

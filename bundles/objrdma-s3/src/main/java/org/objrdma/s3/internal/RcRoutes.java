@@ -5,21 +5,23 @@ import java.lang.foreign.MemorySegment;
 import java.util.HexFormat;
 import java.util.Locale;
 import org.objrdma.api.PrincipalId;
+import org.objrdma.api.session.ObjectAccess;
 import org.objrdma.api.session.Op;
 import org.objrdma.api.session.PrepareRequest;
 import org.objrdma.api.session.PrepareResponse;
+import org.objrdma.api.session.PrepareResult;
 import org.objrdma.api.session.RcStatus;
 import org.objrdma.api.session.ReadyOutcome;
 import org.objrdma.api.session.ReadyRequest;
 import org.objrdma.api.session.ReadyResponse;
-import org.objrdma.api.session.SessionBuffer;
+import org.objrdma.api.session.ReadyResult;
 import org.objrdma.api.session.SessionId;
 import org.objrdma.api.session.SessionInfo;
 import org.objrdma.api.session.SessionManager;
-import org.objrdma.api.session.SessionResult;
 import org.objrdma.api.session.StagingSource;
 import org.objrdma.api.store.ObjectContent;
 import org.objrdma.api.store.ObjectInfo;
+import org.objrdma.api.store.ObjectStore;
 import org.objrdma.api.store.PartInfo;
 import org.objrdma.api.store.PartRange;
 import org.objrdma.api.store.PutOptions;
@@ -122,35 +124,16 @@ final class RcRoutes {
             target.checkUploadExists(x);
         }
         long objectOffset = span == null ? offset : span.objectOffset();
-        SessionResult<PrepareResponse> prepared = sessions.prepare(new PrepareRequest(principal, op, target.text(),
-                objectOffset, size, psn, cookie, endpoint.value(), clientRegion));
+        PrepareRequest request = new PrepareRequest(principal, op, target.text(), objectOffset, size, psn, cookie,
+                endpoint.value(), clientRegion);
+        // one call: a GET's session stages its range from the store (and keeps the source for a chunked READY)
+        PrepareResult prepared = op == Op.GET ? sessions.prepareGet(request, objectSource(x.store, target))
+                : sessions.preparePut(request);
         if (!prepared.isOk()) {
-            org.objrdma.api.staging.StagingPool pool = x.rdma.staging().get();
-            if (prepared.status() == RcStatus.LIMIT && op == Op.PUT && pool != null && size > pool.maxBufferSize()) {
-                // the session core's answer has no room for which limit: name the ones a large PUT's window meets
-                throw new S3Exception(RcErrors.LIMIT, RcErrors.of(RcStatus.LIMIT, "", style(x)).status(), "PREPARE: a " + size + "-byte PUT needs a staging window of"
-                        + " its size; it does not fit org.objrdma.staging max.total.bytes / max.bytes.per.principal or"
-                        + " org.objrdma.session max.staging.bytes / max.user.staging.bytes (the gateway log names which)");
-            }
-            throw RcErrors.of(prepared.status(), "PREPARE", style(x));
+            throw thrown(prepareFailure(x, prepared));
         }
-        PrepareResponse p = prepared.value();
+        PrepareResponse p = prepared.response();
         SessionId id = p.sessionId();
-        boolean committed = false;
-        try {
-            if (op == Op.GET) {
-                stage(x, sessions, id, target, objectOffset, size);
-            }
-            RcStatus s = sessions.finishPrepare(id, true);
-            if (!s.isOk()) {
-                throw RcErrors.of(s, "PREPARE commit", style(x));
-            }
-            committed = true;
-        } finally {
-            if (!committed) {
-                sessions.finishPrepare(id, false);
-            }
-        }
         TokenResult<RcToken> serverToken = RcTokenCodecs.encode(p.serverEndpoint(), null);
         if (!serverToken.isOk()) {
             throw new S3Exception(S3ErrorCode.INTERNAL_ERROR, "the server endpoint has no token form");
@@ -205,36 +188,42 @@ final class RcRoutes {
         }
     }
 
-    /** GET: the object range read into the session's staging buffer at PREPARE. */
-    private static void stage(Exchange x, SessionManager sessions, SessionId id, RcTarget target, long offset, long size)
-            throws S3Exception, StoreException {
-        if (!sessions.tryAcquireStageSlot().isOk()) {
-            throw RcErrors.of(RcStatus.LIMIT, "staging", style(x));
+    /**
+     * Why PREPARE was refused, as the S3 answer: the store's own failure while staging as it was thrown, a short read
+     * as SHORT, a limit with the reason the session manager gave (which limit: the answer names it, the log too).
+     */
+    private static Exception prepareFailure(Exchange x, PrepareResult refused) {
+        Exception failure = refused.sourceFailure();
+        if (failure instanceof ShortRead) {
+            return RcErrors.of(RcStatus.SHORT, "staging", style(x));
         }
-        try {
-            SessionResult<SessionBuffer> lease = sessions.borrowStaging(id);
-            if (!lease.isOk()) {
-                throw RcErrors.of(lease.status(), "staging", style(x));
+        if (failure != null) {
+            return failure;
+        }
+        S3Exception answer = RcErrors.of(refused.status(), refused.step(), style(x));
+        if (refused.status() == RcStatus.LIMIT && !refused.reason().isEmpty()) {
+            return new S3Exception(answer.code(), answer.status(), answer.getMessage() + ": " + refused.reason());
+        }
+        return answer;
+    }
+
+    /** Throws {@code e} as the route may throw it; what no route throws is wrapped in the IOException returned. */
+    private static IOException thrown(Exception e) throws S3Exception, StoreException, IOException {
+        switch (e) {
+            case S3Exception s3 -> throw s3;
+            case StoreException store -> throw store;
+            case IOException io -> throw io;
+            case RuntimeException runtime -> throw runtime;
+            default -> {
+                return new IOException(e);
             }
-            SessionBuffer b = lease.value();
-            boolean ok = false;
-            long written = 0;
-            String etag = "";
-            try {
-                // the whole range, or the first chunk of a range larger than one staging buffer (the rest: READY)
-                MemorySegment dst = b.buffer().asSlice(0, Math.min(size, b.buffer().byteSize()));
-                ReadResult r = x.store.read(target.bucket(), target.key(), offset, dst);
-                written = r.bytesRead();
-                etag = r.object().etag();
-                ok = true;
-            } finally {
-                RcStatus s = sessions.finishStaging(id, b.handle(), ok, written, ok ? Http.quote(etag) : "", "");
-                if (ok && !s.isOk()) {
-                    throw RcErrors.of(s, "staging", style(x));
-                }
-            }
-        } finally {
-            sessions.releaseStageSlot();
+        }
+    }
+
+    /** The store read fewer bytes than the session's range (the object shrank): PREPARE answers SHORT. */
+    private static final class ShortRead extends IOException {
+        ShortRead(long read, long wanted, long offset) {
+            super("short read: " + read + " of " + wanted + " bytes at " + offset);
         }
     }
 
@@ -255,97 +244,89 @@ final class RcRoutes {
         // a GET writes the session's size from this start (hipObject's client names its MR here, its PREPARE token
         // has none); the session core bounds it to one slice inside what PREPARE declared, if it declared anything
         RemoteRegion readyRegion = RcHeaders.clientMemory(x, Integer.MAX_VALUE);
-        SessionResult<SessionInfo> info = sessions.sessionInfo(id, principal);
-        if (!info.isOk()) {
-            throw RcErrors.of(info.status(), "READY", style(x));
+        SessionObjects objects = new SessionObjects(x);
+        ReadyResult r = sessions.ready(new ReadyRequest(principal, id, cookie, qpn, readyRegion), objects);
+        if (!r.isOk()) {
+            throw thrown(readyFailure(x, r, objects));
         }
-        RcTarget target = RcTarget.parse(info.value().target());
-        Op op = info.value().op();
-        StoreAction action = op == Op.GET ? StoreAction.GET_OBJECT : StoreAction.PUT_OBJECT;
-        if (!x.store.isAuthorized(x.auth.accessKeyId(), action, target.bucket(), target.key())) {
-            sessions.cancel(id, principal);
-            throw new S3Exception(S3ErrorCode.ACCESS_DENIED, "Access Denied: permission for " + target.text()
-                    + " was revoked; the session is cancelled");
-        }
-        SessionResult<ReadyResponse> ready = sessions.readyTransfer(new ReadyRequest(principal, id, cookie, qpn,
-                        op == Op.GET ? readyRegion : null),
-                op == Op.GET ? restOfRange(x, target) : null);
-        if (!ready.isOk()) {
-            ReadyOutcome outcome = ready.failureDetail().map(ReadyResponse::outcome).orElse(null);
-            if (outcome == ReadyOutcome.TIMEOUT) {
-                throw RcErrors.timeout(style(x));
-            }
-            if (ready.status() == RcStatus.SESSION) {
-                // sessionInfo above found the session this principal's: the cookie is what did not match
-                throw RcErrors.cookieMismatch(style(x));
-            }
-            throw RcErrors.of(ready.status(), "READY", style(x));
-        }
-        ReadyResponse r = ready.value();
-        if (r.outcome() == ReadyOutcome.BUSY) {
+        if (r.response().outcome() == ReadyOutcome.BUSY) {
             throw new S3Exception(RcErrors.CONFLICT, 409, "The peer was busy; retry READY");
         }
-        String etag = r.etag();
-        String versionId = r.versionId();
-        if (op == Op.PUT) {
-            etag = commitPut(x, sessions, id, target);
-            versionId = "";
-        } else {
-            RcStatus s = sessions.finishFinal(id);
-            if (!s.isOk()) {
-                throw RcErrors.of(s, "READY finish", style(x));
-            }
-        }
+        ReadyResponse done = r.response();
         x.response.header(RdmaHeaders.PROTOCOL, RdmaHeaders.RC_PROTOCOL);
-        x.response.header(RdmaHeaders.BYTES_TRANSFERRED, String.valueOf(r.bytesTransferred()));
-        x.response.header(RdmaHeaders.COOKIE, String.format("%08X", r.cookieEcho()));
-        x.response.header(RdmaHeaders.ETAG, etag);
-        x.response.header(RdmaHeaders.VERSION_ID, versionId);
-        if (op == Op.PUT) {
-            x.response.header("ETag", etag);
+        x.response.header(RdmaHeaders.BYTES_TRANSFERRED, String.valueOf(done.bytesTransferred()));
+        x.response.header(RdmaHeaders.COOKIE, String.format("%08X", done.cookieEcho()));
+        x.response.header(RdmaHeaders.ETAG, done.etag());
+        x.response.header(RdmaHeaders.VERSION_ID, done.versionId());
+        if (r.op() == Op.PUT) {
+            x.response.header("ETag", done.etag());
         }
         x.sendEmpty(200);
     }
 
+    private static Exception readyFailure(Exchange x, ReadyResult r, SessionObjects objects) {
+        if (r.accessRevoked()) {
+            return new S3Exception(S3ErrorCode.ACCESS_DENIED, "Access Denied: permission for " + objects.target
+                    + " was revoked; the session is cancelled");
+        }
+        if (r.storeFailure() != null) {
+            return r.storeFailure();
+        }
+        ReadyOutcome outcome = r.response() == null ? null : r.response().outcome();
+        if (outcome == ReadyOutcome.TIMEOUT) {
+            return RcErrors.timeout(style(x));
+        }
+        if (r.status() == RcStatus.SESSION && r.op() != null) {
+            // the session was found this principal's: the cookie is what did not match
+            return RcErrors.cookieMismatch(style(x));
+        }
+        return RcErrors.of(r.status(), r.step(), style(x));
+    }
+
+    /** What READY asks the store: is the principal still allowed, and (PUT) store the bytes it wrote. */
+    private static final class SessionObjects implements ObjectAccess {
+        private final Exchange x;
+        /** The session's target once READY looked it up, for the revoked-permission message. */
+        private volatile String target = "";
+
+        SessionObjects(Exchange x) {
+            this.x = x;
+        }
+
+        @Override
+        public boolean permits(SessionInfo session) throws S3Exception {
+            RcTarget t = RcTarget.parse(session.target());
+            target = t.text();
+            StoreAction action = session.op() == Op.GET ? StoreAction.GET_OBJECT : StoreAction.PUT_OBJECT;
+            return x.store.isAuthorized(x.auth.accessKeyId(), action, t.bucket(), t.key());
+        }
+
+        @Override
+        public String store(SessionInfo session, MemorySegment bytes) throws S3Exception, StoreException {
+            RcTarget t = RcTarget.parse(session.target());
+            if (t.uploadId() == null) {
+                PutResult put = x.store.put(t.bucket(), t.key(), bytes, PutOptions.DEFAULT);
+                return Http.quote(put.etag());
+            }
+            PartInfo part = x.store.uploadPart(t.bucket(), t.key(), t.uploadId(), t.partNumber(), bytes,
+                    PutOptions.DEFAULT);
+            return Http.quote(part.etag());
+        }
+    }
+
     /**
-     * GET larger than one staging buffer: where the session core reads the chunks after the first during READY,
-     * from the version staged at PREPARE (the core compares the etag returned with the staged one).
+     * A GET session's bytes from the store: its range at PREPARE, and for a GET larger than one staging buffer the
+     * chunks its READY stages (the session keeps this source; the core compares each etag with the staged one).
+     * Holds the store and the target only, not the PREPARE's exchange, which ends with its request.
      */
-    private static StagingSource restOfRange(Exchange x, RcTarget target) {
+    private static StagingSource objectSource(ObjectStore store, RcTarget target) {
         return (offset, dst) -> {
-            ReadResult r = x.store.read(target.bucket(), target.key(), offset, dst);
+            ReadResult r = store.read(target.bucket(), target.key(), offset, dst);
             if (r.bytesRead() != dst.byteSize()) {
-                throw new IOException("short read: " + r.bytesRead() + " of " + dst.byteSize() + " bytes at " + offset);
+                throw new ShortRead(r.bytesRead(), dst.byteSize(), offset);
             }
             return Http.quote(r.object().etag());
         };
-    }
-
-    /** PUT: the staged bytes into the store; finishPut is the only finalizer once getPutData succeeded. */
-    private static String commitPut(Exchange x, SessionManager sessions, SessionId id, RcTarget target)
-            throws S3Exception, StoreException {
-        SessionResult<SessionBuffer> view = sessions.getPutData(id);
-        if (!view.isOk()) {
-            sessions.finishFinal(id);
-            throw RcErrors.of(view.status(), "PUT data", style(x));
-        }
-        SessionBuffer b = view.value();
-        boolean committed = false;
-        String etag = "";
-        try {
-            if (target.uploadId() == null) {
-                PutResult put = x.store.put(target.bucket(), target.key(), b.buffer(), PutOptions.DEFAULT);
-                etag = Http.quote(put.etag());
-            } else {
-                PartInfo part = x.store.uploadPart(target.bucket(), target.key(), target.uploadId(),
-                        target.partNumber(), b.buffer(), PutOptions.DEFAULT);
-                etag = Http.quote(part.etag());
-            }
-            committed = true;
-            return etag;
-        } finally {
-            sessions.finishPut(id, b.handle(), committed, etag, "");
-        }
     }
 
     private static void cancel(Exchange x, SessionManager sessions, PrincipalId principal) throws S3Exception, IOException {

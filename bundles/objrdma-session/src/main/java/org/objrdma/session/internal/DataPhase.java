@@ -101,22 +101,38 @@ final class DataPhase {
         return classifyPut(await(armedReceive, execTimeoutMs), wrId, cookie, size);
     }
 
-    /** The batch result, or null when the future did not complete within the deadline plus grace. */
-    static Object await(CompletableFuture<BatchResult> future, long execTimeoutMs) {
-        try {
-            return future.get(execTimeoutMs + GRACE_MS, TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            return null;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return DataPhaseResult.of(ReadyOutcome.WIRE_FAIL, "interrupted while waiting for the completion");
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause() == null ? e : e.getCause();
-            return DataPhaseResult.of(ReadyOutcome.WIRE_FAIL, "could not post: " + cause.getMessage());
+    /** What waiting for one submitted batch gave. */
+    sealed interface Awaited {
+        /** The transport answered with its batch result (which may itself say it timed out). */
+        record Answered(BatchResult batch) implements Awaited {
+        }
+
+        /** The future did not complete within the exec timeout plus {@link #GRACE_MS}: the transport is silent. */
+        record Silent() implements Awaited {
+        }
+
+        /** The wait itself failed (interrupted, or the submit was refused): the outcome is already known. */
+        record Failed(DataPhaseResult result) implements Awaited {
         }
     }
 
-    static DataPhaseResult classifyGet(Object awaited, long wrId, long size) {
+    /** Waits for the batch, at most the exec timeout plus {@link #GRACE_MS}. */
+    static Awaited await(CompletableFuture<BatchResult> future, long execTimeoutMs) {
+        try {
+            return new Awaited.Answered(future.get(execTimeoutMs + GRACE_MS, TimeUnit.MILLISECONDS));
+        } catch (TimeoutException e) {
+            return new Awaited.Silent();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Awaited.Failed(DataPhaseResult.of(ReadyOutcome.WIRE_FAIL,
+                    "interrupted while waiting for the completion"));
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            return new Awaited.Failed(DataPhaseResult.of(ReadyOutcome.WIRE_FAIL, "could not post: " + cause.getMessage()));
+        }
+    }
+
+    static DataPhaseResult classifyGet(Awaited awaited, long wrId, long size) {
         Completion c = single(awaited);
         if (c == null) {
             return early(awaited);
@@ -131,7 +147,7 @@ final class DataPhase {
         return failed(c);
     }
 
-    static DataPhaseResult classifyPut(Object awaited, long wrId, int cookie, long size) {
+    static DataPhaseResult classifyPut(Awaited awaited, long wrId, int cookie, long size) {
         Completion c = single(awaited);
         if (c == null) {
             return early(awaited);
@@ -157,25 +173,26 @@ final class DataPhase {
         return DataPhaseResult.ok(size);
     }
 
-    private static Completion single(Object awaited) {
-        if (awaited instanceof BatchResult batch && !batch.timedOut() && batch.completions().size() == 1) {
+    /** The one completion of a batch that answered in time, or null. */
+    private static Completion single(Awaited awaited) {
+        if (awaited instanceof Awaited.Answered(BatchResult batch) && !batch.timedOut()
+                && batch.completions().size() == 1) {
             return batch.completions().get(0);
         }
         return null;
     }
 
-    private static DataPhaseResult early(Object awaited) {
-        if (awaited == null) {
-            return DataPhaseResult.of(ReadyOutcome.TIMEOUT, "no completion within the exec timeout (transport silent)");
-        }
-        if (awaited instanceof DataPhaseResult r) {
-            return r;
-        }
-        BatchResult batch = (BatchResult) awaited;
-        if (batch.timedOut()) {
-            return DataPhaseResult.of(ReadyOutcome.TIMEOUT, "no completion within the exec timeout");
-        }
-        return DataPhaseResult.of(ReadyOutcome.VERIFY_FAIL, batch.completions().size() + " completions for one request");
+    /** The outcome of a wait that gave no single completion. */
+    private static DataPhaseResult early(Awaited awaited) {
+        return switch (awaited) {
+            case Awaited.Silent silent ->
+                    DataPhaseResult.of(ReadyOutcome.TIMEOUT, "no completion within the exec timeout (transport silent)");
+            case Awaited.Failed(DataPhaseResult result) -> result;
+            case Awaited.Answered(BatchResult batch) -> batch.timedOut()
+                    ? DataPhaseResult.of(ReadyOutcome.TIMEOUT, "no completion within the exec timeout")
+                    : DataPhaseResult.of(ReadyOutcome.VERIFY_FAIL, batch.completions().size()
+                            + " completions for one request");
+        };
     }
 
     private static DataPhaseResult failed(Completion c) {

@@ -5,11 +5,14 @@ import java.util.ArrayList;
 import java.util.List;
 import org.objrdma.api.PrincipalId;
 import org.objrdma.api.session.LeaseHandle;
+import org.objrdma.api.session.ObjectAccess;
 import org.objrdma.api.session.PrepareRequest;
 import org.objrdma.api.session.PrepareResponse;
+import org.objrdma.api.session.PrepareResult;
 import org.objrdma.api.session.RcStatus;
 import org.objrdma.api.session.ReadyRequest;
 import org.objrdma.api.session.ReadyResponse;
+import org.objrdma.api.session.ReadyResult;
 import org.objrdma.api.session.SessionBuffer;
 import org.objrdma.api.session.SessionId;
 import org.objrdma.api.session.SessionInfo;
@@ -18,6 +21,7 @@ import org.objrdma.api.session.SessionManager;
 import org.objrdma.api.session.SessionResult;
 import org.objrdma.api.session.SessionSnapshot;
 import org.objrdma.api.session.SessionTerminalListener;
+import org.objrdma.api.session.StagingSource;
 import org.objrdma.api.staging.StagingPool;
 import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.api.transport.Transport;
@@ -300,6 +304,21 @@ public final class SessionManagerComponent implements SessionManager {
     }
 
     // ------------------------------------------------------------------ SessionManager
+
+    @Override
+    public PrepareResult prepareGet(PrepareRequest request, StagingSource source) {
+        return core.prepareGet(request, source);
+    }
+
+    @Override
+    public PrepareResult preparePut(PrepareRequest request) {
+        return core.preparePut(request);
+    }
+
+    @Override
+    public ReadyResult ready(ReadyRequest request, ObjectAccess access) {
+        return core.ready(request, access);
+    }
 
     @Override
     public SessionResult<PrepareResponse> prepare(PrepareRequest request) {

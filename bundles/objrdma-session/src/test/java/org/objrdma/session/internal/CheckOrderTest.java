@@ -151,7 +151,7 @@ class CheckOrderTest {
     @Test
     void prepareChecksLimitBeforeTargetLengthAndRollsBackTrunc() {
         try (Harness h = new Harness(Harness.settings().maxSessions(1).maxUserSessions(1).build())) {
-            String longTarget = "/b/" + "k".repeat(SessionCore.MAX_TARGET_CHARS);
+            String longTarget = "/b/" + "k".repeat(PrepareCommand.MAX_TARGET_CHARS);
             PrepareRequest tooLong = new PrepareRequest(Harness.ALICE, Op.GET, longTarget, 0, 64, Harness.PSN,
                     Harness.COOKIE, null, null);
             assertEquals(RcStatus.TRUNC, h.core.prepare(tooLong).status());
@@ -159,7 +159,7 @@ class CheckOrderTest {
             SessionId id = h.prepare(Op.GET, 64).sessionId();
             assertEquals(RcStatus.LIMIT, h.core.prepare(tooLong).status(), "LIMIT is checked before the target length");
             assertEquals(RcStatus.OK, h.core.cancel(id, Harness.ALICE));
-            String longest = "/" + "k".repeat(SessionCore.MAX_TARGET_CHARS - 1);
+            String longest = "/" + "k".repeat(PrepareCommand.MAX_TARGET_CHARS - 1);
             SessionId fits = h.core.prepare(new PrepareRequest(Harness.ALICE, Op.GET, longest, 0, 64, Harness.PSN,
                     Harness.COOKIE, null, null)).orElseThrow().sessionId();
             assertEquals(longest, h.core.sessionInfo(fits, Harness.ALICE).orElseThrow().target());

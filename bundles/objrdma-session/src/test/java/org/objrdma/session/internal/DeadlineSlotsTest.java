@@ -22,8 +22,8 @@ import org.objrdma.api.session.SessionId;
 class DeadlineSlotsTest {
 
     private static Session session(DeadlineSlots slots, int n) {
-        return new Session(new SessionId(String.format("%032x", n)), n, PrincipalId.fromCanonical("p"), Op.GET, "/t",
-                0, 1, 1, 1, null, null, 0, null, null, null, 0, null, null, slots);
+        return new Session(new SessionId(String.format("%032x", n)), SessionPlan.of(n, PrincipalId.fromCanonical("p"),
+                Op.GET, "/t", 0, 1, 1, 1, null, null, 0, null, null, null, 0, null, 0, 0, 1, null, null), slots);
     }
 
     @Test
@@ -33,9 +33,7 @@ class DeadlineSlotsTest {
         for (int i = 0; i < 9_000; i++) {
             Session s = session(slots, i);
             synchronized (s) {
-                s.prepDeadline = 1_000 + i;
-                s.recomputeEarliestDeadline();
-                s.takeSlot();
+                s.admit(1_000 + i);
             }
             all.add(s);
         }
@@ -54,7 +52,7 @@ class DeadlineSlotsTest {
         for (int i = 0; i < 4_500; i++) {
             Session s = session(slots, 100_000 + i);
             synchronized (s) {
-                s.takeSlot();
+                s.admit(Session.NOT_ARMED);
             }
         }
         assertEquals(9_000, slots.highWater(), "freed slots are reused before new ones");

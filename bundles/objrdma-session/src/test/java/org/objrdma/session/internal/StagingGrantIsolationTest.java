@@ -137,7 +137,7 @@ class StagingGrantIsolationTest {
             PrepareResponse get = core.prepare(new PrepareRequest(P2, Op.GET, "/p2/secret", 0, SIZE, 0x222, COOKIE,
                     new EndpointInfo.Tcp(p2Ep.address(), 0, p2Ep.key()), p2Grant.asRemote())).orElseThrow();
             assertEquals(0, get.stagingRegion().address(), "a GET answer names no server address");
-            assertEquals(SessionCore.NO_REMOTE_KEY, get.stagingRegion().rkey(), "a GET is granted nothing on the server");
+            assertEquals(PrepareCommand.NO_REMOTE_KEY, get.stagingRegion().rkey(), "a GET is granted nothing on the server");
             SessionBuffer staged = core.borrowStaging(get.sessionId()).orElseThrow();
             MemorySegment.copy(MemorySegment.ofArray(object), 0, staged.buffer(), 0, SIZE);
             assertEquals(RcStatus.OK, core.finishStaging(get.sessionId(), staged.handle(), true, SIZE, "\"p2\"", ""));

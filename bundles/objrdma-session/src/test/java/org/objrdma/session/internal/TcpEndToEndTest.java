@@ -98,7 +98,7 @@ class TcpEndToEndTest extends SessionEndToEndSuite<TcpTransport> {
     @Override
     void assertGetPrepareAnswer(PrepareResponse prep) {
         assertEquals(0, prep.stagingRegion().address(), "a GET's PREPARE answer names no server address");
-        assertEquals(SessionCore.NO_REMOTE_KEY, prep.stagingRegion().rkey());
+        assertEquals(PrepareCommand.NO_REMOTE_KEY, prep.stagingRegion().rkey());
     }
 
     @Override
