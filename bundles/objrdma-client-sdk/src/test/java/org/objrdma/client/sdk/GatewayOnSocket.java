@@ -53,8 +53,13 @@ public final class GatewayOnSocket implements AutoCloseable {
     public final LoopbackHttpFront front;
 
     public GatewayOnSocket(Path storeRoot, RdmaSettings settings) throws IOException {
+        this(storeRoot, settings, StagingSettings.defaults());
+    }
+
+    /** With the staging pool's own settings (e.g. a small max.bytes.per.principal, to make the gateway busy). */
+    public GatewayOnSocket(Path storeRoot, RdmaSettings settings, StagingSettings staging) throws IOException {
         serverTransport = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP);
-        pool = BufferPool.create(StagingSettings.defaults(), serverTransport, () -> Telemetry.NOOP);
+        pool = BufferPool.create(staging, serverTransport, () -> Telemetry.NOOP);
         core = new SessionCore(SessionSettings.builder().execTimeoutMs(10_000).prepTimeoutMs(5_000)
                 .allowAddresses("127.0.0.0/8").build(), MonotonicClock.system(), RandomSource.secure());
         core.useTransport(serverTransport);
