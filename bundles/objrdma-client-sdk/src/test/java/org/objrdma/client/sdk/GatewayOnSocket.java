@@ -6,6 +6,9 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
+import org.objrdma.api.PrincipalId;
+import org.objrdma.api.staging.StagingException;
+import org.objrdma.api.staging.StagingLease;
 import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.cuobj.CuObj;
 import org.objrdma.cuobj.CuObjRDMATunable;
@@ -73,6 +76,23 @@ public final class GatewayOnSocket implements AutoCloseable {
         S3Gateway gateway = new S3Gateway(store, S3Settings.DEFAULTS, Clock.systemUTC(),
                 RdmaServices.of(core, pool, cuObj, settings));
         front = new LoopbackHttpFront(gateway);
+    }
+
+    /**
+     * The default staging with {@code max.buffer.size} = {@code max.bytes.per.principal} = {@code perPrincipal} (a
+     * power of two): one lease of that size held for a principal ({@link #holdStaging}) makes every RDMA transfer
+     * of that principal busy (PREPARE 429 RdmaResourceLimit, the cuObject routes 503 SlowDown).
+     */
+    public static StagingSettings smallStaging(long perPrincipal) {
+        StagingSettings d = StagingSettings.defaults();
+        return new StagingSettings(d.minBufferSize(), perPrincipal, 8 * perPrincipal, perPrincipal,
+                d.maxBuffersPerClass(), d.maxBuffersPerPrincipalPerClass(), d.idlePerClass(), d.idleTimeout(),
+                d.borrowWait(), d.leaseDeadline(), d.leaseCheckPeriod(), false, d.shutdownTimeout(), true);
+    }
+
+    /** Borrows {@code bytes} of staging for {@link #AK}'s principal, as another transfer of that principal does. */
+    public StagingLease holdStaging(long bytes) throws StagingException {
+        return pool.borrow(bytes, PrincipalId.fromCredentials(AK, SECRET), "another client of " + AK, Duration.ZERO);
     }
 
     public URI endpoint() {

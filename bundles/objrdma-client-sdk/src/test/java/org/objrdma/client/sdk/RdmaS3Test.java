@@ -12,7 +12,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
@@ -21,11 +20,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.objrdma.api.PrincipalId;
 import org.objrdma.api.staging.StagingLease;
 import org.objrdma.client.ClientMemory;
 import org.objrdma.s3.rdma.RdmaSettings;
-import org.objrdma.staging.internal.StagingSettings;
 import org.objrdma.transport.tcp.StandaloneTcpTransport;
 import org.objrdma.transport.tcp.TcpTransports;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -262,12 +259,8 @@ class RdmaS3Test {
     void aBusyGatewaysBytesGoOverHttp(RdmaProtocol protocol) throws Exception {
         s3.close();
         gw.close();
-        StagingSettings d = StagingSettings.defaults();
         long perPrincipal = 1 << 20;
-        gw = new GatewayOnSocket(dir, new RdmaSettings(MIN_BYTES, 1 << 20), new StagingSettings(d.minBufferSize(),
-                perPrincipal, 8 * perPrincipal, perPrincipal, d.maxBuffersPerClass(),
-                d.maxBuffersPerPrincipalPerClass(), d.idlePerClass(), d.idleTimeout(), d.borrowWait(),
-                d.leaseDeadline(), d.leaseCheckPeriod(), false, d.shutdownTimeout(), true));
+        gw = new GatewayOnSocket(dir, new RdmaSettings(MIN_BYTES, 1 << 20), GatewayOnSocket.smallStaging(perPrincipal));
         s3 = gw.client(GatewayOnSocket.AK, GatewayOnSocket.SECRET);
         s3.createBucket(b -> b.bucket("bkt"));
         int size = 256 << 10;
@@ -275,9 +268,7 @@ class RdmaS3Test {
         String busyAnswer = protocol == RdmaProtocol.RC ? "busy: 429 RdmaResourceLimit" : "busy: 503 SlowDown";
         try (RdmaS3 rdma = rdma(s3, protocol); ClientMemory out = memory(size); ClientMemory in = memory(size)) {
             fill(out, data);
-            try (StagingLease held = gw.pool.borrow(perPrincipal,
-                    PrincipalId.fromCredentials(GatewayOnSocket.AK, GatewayOnSocket.SECRET), "the principal's other client",
-                    Duration.ZERO)) {
+            try (StagingLease held = gw.holdStaging(perPrincipal)) {
                 RdmaResult<PutObjectResponse> put = rdma.putObject(
                         PutObjectRequest.builder().bucket("bkt").key("busy").build(), out, 0, size);
                 assertEquals(RdmaProtocol.HTTP, put.path(), "PUT path");
