@@ -25,7 +25,7 @@ final class CommonOptions {
 
     @Option(names = "--protocol", paramLabel = "cuobj|rc|http", defaultValue = "cuobj",
             converter = ProtocolConverter.class, description = "how the bytes move (default: ${DEFAULT-VALUE});"
-            + " a gateway that declines RDMA is answered over HTTP")
+            + " a gateway that declines RDMA, or refuses it as busy before any byte moved, is answered over HTTP")
     RdmaProtocol protocol;
 
     @Option(names = "--bind-address", paramLabel = "IP", description = "address of this client's memory agent that"

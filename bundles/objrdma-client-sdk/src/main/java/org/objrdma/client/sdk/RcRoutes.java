@@ -146,12 +146,22 @@ final class RcRoutes {
 
     /** The S3 error of a refusal, as an exception naming the step. */
     static RdmaS3Exception refusal(String step, HttpResponse<String> r) {
-        String body = r.body() == null ? "" : r.body();
-        Matcher code = CODE.matcher(body);
-        Matcher message = MESSAGE.matcher(body);
-        String c = code.find() ? code.group(1) : null;
-        String m = message.find() ? message.group(1) : body.strip();
+        String c = errorCode(r);
+        String m = errorMessage(r);
         return new RdmaS3Exception(r.statusCode(), c, "hipobj-rc-v2 " + step + " refused: " + r.statusCode()
                 + (c == null ? "" : " " + c) + (m.isEmpty() ? "" : ": " + m));
+    }
+
+    /** The S3 error code of a refusal's body, or null. */
+    static String errorCode(HttpResponse<String> r) {
+        Matcher code = CODE.matcher(r.body() == null ? "" : r.body());
+        return code.find() ? code.group(1) : null;
+    }
+
+    /** The S3 error message of a refusal's body, else the whole body stripped (may be empty). */
+    static String errorMessage(HttpResponse<String> r) {
+        String body = r.body() == null ? "" : r.body();
+        Matcher message = MESSAGE.matcher(body);
+        return message.find() ? message.group(1) : body.strip();
     }
 }

@@ -8,7 +8,9 @@ import java.util.Objects;
  * @param response      the SDK response (for an RDMA PUT over hipobj-rc-v2 built from READY's answer: ETag)
  * @param bytes         the object bytes moved into or out of the memory
  * @param path          the path that moved them: the protocol asked for, or {@link RdmaProtocol#HTTP} after a decline
- * @param declineReason the gateway's reason when it declined RDMA ({@code x-amz-rdma-reply: 501}), else null
+ * @param declineReason the gateway's reason when it declined RDMA ({@code x-amz-rdma-reply: 501}, an RC route's 501)
+ *                      or refused it as busy before any byte moved ({@code busy: <status> <code>: <message>}),
+ *                      else null
  */
 public record RdmaResult<T>(T response, long bytes, RdmaProtocol path, String declineReason) {
     public RdmaResult {
@@ -18,7 +20,7 @@ public record RdmaResult<T>(T response, long bytes, RdmaProtocol path, String de
         }
     }
 
-    /** True when the gateway declined RDMA and the bytes went over HTTP instead. */
+    /** True when the gateway declined RDMA (or was busy) and the bytes went over HTTP instead. */
     public boolean fellBack() {
         return declineReason != null;
     }

@@ -48,7 +48,10 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * SDK sends the request, with a signed {@code x-amz-rdma-token} and no body) or hipobj-rc-v2 (PREPARE / READY
  * beside the S3 client, signed with the SDK's signer). When the gateway declines ({@code x-amz-rdma-reply: 501},
  * an RC route answering 501) the same call moves the bytes over plain HTTP with the same client, into or out of the
- * same memory, and says so in the {@link RdmaResult}. Every other S3 call stays the application's.
+ * same memory, and says so in the {@link RdmaResult}. So it does when the gateway refuses the RDMA path before any
+ * byte moved because its RDMA resources are busy (PREPARE's 429 {@code RdmaResourceLimit}, the cuObject route's
+ * 503 {@code SlowDown}: see {@link GatewayBusy}); a refusal after the data phase started (READY) stays an error.
+ * Every other S3 call stays the application's.
  *
  * <p>Endpoint, region and credentials are the S3Client's own ({@code serviceClientConfiguration()}); the cuObject
  * memory agent is keyed for the principal the client signs as ({@link CuObjAgent#openForPrincipal}), once, at the
@@ -193,7 +196,24 @@ public final class RdmaS3 implements AutoCloseable {
         boolean ranged = range != null || span > MAX_REQUEST;
         GetObjectResponse[] last = new GetObjectResponse[1];
         String[] declined = new String[1];
-        long moved = agent().get(memory, memoryOffset, span, req -> {
+        long moved;
+        try {
+            moved = cuObjGetChunks(request, memory, memoryOffset, span, start, ranged, last, declined);
+        } catch (GatewayBusy busy) {
+            // a GET reads: the whole span again over HTTP overwrites whatever an earlier chunk put there
+            return httpGet(request, memory, memoryOffset, busy.reason());
+        }
+        if (moved < 0) {
+            throw new RdmaS3Exception(0, null, "the cuObject GET failed on this side (-errno " + -moved + ")");
+        }
+        return new RdmaResult<>(last[0], moved, declined[0] == null ? RdmaProtocol.CUOBJ : RdmaProtocol.HTTP,
+                declined[0]);
+    }
+
+    /** The agent's chunked GET; throws {@link GatewayBusy} when a chunk's request is refused as busy. */
+    private long cuObjGetChunks(GetObjectRequest request, ClientMemory memory, long memoryOffset, long span,
+            long start, boolean ranged, GetObjectResponse[] last, String[] declined) {
+        return agent().get(memory, memoryOffset, span, req -> {
             GetObjectRequest.Builder b = request.toBuilder().overrideConfiguration(o -> o
                     .putHeader(RdmaHeaders.TOKEN, req.headerValue()).addPlugin(RdmaRequestPlugin.INSTANCE));
             if (ranged) {
@@ -216,14 +236,9 @@ public final class RdmaS3 implements AutoCloseable {
                 if (e.statusCode() == 416 && req.objectOffset() > 0) {
                     return 0L; // the previous chunk ended exactly at the object's end
                 }
-                throw e;
+                throw busyOr(e);
             }
         });
-        if (moved < 0) {
-            throw new RdmaS3Exception(0, null, "the cuObject GET failed on this side (-errno " + -moved + ")");
-        }
-        return new RdmaResult<>(last[0], moved, declined[0] == null ? RdmaProtocol.CUOBJ : RdmaProtocol.HTTP,
-                declined[0]);
     }
 
     private RdmaResult<GetObjectResponse> rcGet(GetObjectRequest request, long[] range, ClientMemory memory,
@@ -352,7 +367,25 @@ public final class RdmaS3 implements AutoCloseable {
             return new Declinable<>(null, "an empty object moves nothing over RDMA");
         }
         Object[] out = new Object[2];
-        long moved = agent().put(memory, memoryOffset, size, req -> {
+        long moved;
+        try {
+            moved = cuObjPutChunks(memory, memoryOffset, size, put, out);
+        } catch (GatewayBusy busy) {
+            // the gateway stores a cuObject PUT only whole; refused as busy, it stored nothing: send it all over HTTP
+            return new Declinable<>(null, busy.reason());
+        }
+        if (moved < 0) {
+            throw new RdmaS3Exception(0, null, "the cuObject PUT failed on this side (-errno " + -moved + ")");
+        }
+        @SuppressWarnings("unchecked")
+        T response = (T) out[0];
+        return new Declinable<>(response, (String) out[1]);
+    }
+
+    /** The agent's PUT of one request; throws {@link GatewayBusy} when it is refused as busy. */
+    private <T extends software.amazon.awssdk.core.SdkResponse> long cuObjPutChunks(ClientMemory memory,
+            long memoryOffset, long size, SignedPut<T> put, Object[] out) {
+        return agent().put(memory, memoryOffset, size, req -> {
             try {
                 T answer = put.send(req.headerValue());
                 String reply = answer.sdkHttpResponse().firstMatchingHeader(RdmaHeaders.REPLY).orElse("");
@@ -372,15 +405,9 @@ public final class RdmaS3 implements AutoCloseable {
                             : " (" + e.awsErrorDetails().errorMessage() + ")");
                     return req.size();
                 }
-                throw e;
+                throw busyOr(e);
             }
         });
-        if (moved < 0) {
-            throw new RdmaS3Exception(0, null, "the cuObject PUT failed on this side (-errno " + -moved + ")");
-        }
-        @SuppressWarnings("unchecked")
-        T response = (T) out[0];
-        return new Declinable<>(response, (String) out[1]);
     }
 
     private PutObjectResponse httpPut(PutObjectRequest request, ClientMemory memory, long offset, long size) {
@@ -398,7 +425,8 @@ public final class RdmaS3 implements AutoCloseable {
     // ------------------------------------------------------------------ hipobj-rc-v2
 
     /**
-     * One PREPARE / data phase / READY. Returns null when done, the decline reason when a route answered 501.
+     * One PREPARE / data phase / READY. Returns null when done, the decline reason when PREPARE answered 501 or
+     * refused as busy ({@link GatewayBusy}). READY comes after the data phase: any refusal of it is an error.
      */
     private String rcTransfer(Op op, ClientMemory memory, long memoryOffset, long size, String target,
             long objectOffset, String[] etagOut) {
@@ -410,6 +438,12 @@ public final class RdmaS3 implements AutoCloseable {
                 return "hipobj-rc-v2 declined: " + RcRoutes.refusal("PREPARE", prepared).getMessage();
             }
             if (prepared.statusCode() != 200) {
+                // before any byte moved: a resource limit sends the bytes over HTTP, any other refusal is an error
+                GatewayBusy busy = GatewayBusy.of(prepared.statusCode(), RcRoutes.errorCode(prepared),
+                        RcRoutes.errorMessage(prepared));
+                if (busy != null) {
+                    return busy.reason();
+                }
                 throw RcRoutes.refusal("PREPARE", prepared);
             }
             PrepareResponse session = RcRoutes.prepared(prepared, size);
@@ -514,6 +548,14 @@ public final class RdmaS3 implements AutoCloseable {
 
     private static MemorySegment slice(ClientMemory memory, long offset, long size) {
         return memory.segment().asSlice(offset, size);
+    }
+
+    /** {@code e} as {@link GatewayBusy} when it is a resource-limit refusal, else {@code e} itself. */
+    private static RuntimeException busyOr(AwsServiceException e) {
+        String code = e.awsErrorDetails() == null ? null : e.awsErrorDetails().errorCode();
+        String message = e.awsErrorDetails() == null ? null : e.awsErrorDetails().errorMessage();
+        GatewayBusy busy = GatewayBusy.of(e.statusCode(), code, message);
+        return busy == null ? e : busy;
     }
 
     private static String declineReason(SdkHttpResponse http, String reply) {

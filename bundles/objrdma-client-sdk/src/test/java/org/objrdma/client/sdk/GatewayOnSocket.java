@@ -6,6 +6,9 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
+import org.objrdma.api.PrincipalId;
+import org.objrdma.api.staging.StagingException;
+import org.objrdma.api.staging.StagingLease;
 import org.objrdma.api.telemetry.Telemetry;
 import org.objrdma.cuobj.CuObj;
 import org.objrdma.cuobj.CuObjRDMATunable;
@@ -53,8 +56,13 @@ public final class GatewayOnSocket implements AutoCloseable {
     public final LoopbackHttpFront front;
 
     public GatewayOnSocket(Path storeRoot, RdmaSettings settings) throws IOException {
+        this(storeRoot, settings, StagingSettings.defaults());
+    }
+
+    /** With the staging pool's own settings (e.g. a small max.bytes.per.principal, to make the gateway busy). */
+    public GatewayOnSocket(Path storeRoot, RdmaSettings settings, StagingSettings staging) throws IOException {
         serverTransport = TcpTransport.start(TcpSettings.loopbackDefaults(), () -> Telemetry.NOOP);
-        pool = BufferPool.create(StagingSettings.defaults(), serverTransport, () -> Telemetry.NOOP);
+        pool = BufferPool.create(staging, serverTransport, () -> Telemetry.NOOP);
         core = new SessionCore(SessionSettings.builder().execTimeoutMs(10_000).prepTimeoutMs(5_000)
                 .allowAddresses("127.0.0.0/8").build(), MonotonicClock.system(), RandomSource.secure());
         core.useTransport(serverTransport);
@@ -68,6 +76,23 @@ public final class GatewayOnSocket implements AutoCloseable {
         S3Gateway gateway = new S3Gateway(store, S3Settings.DEFAULTS, Clock.systemUTC(),
                 RdmaServices.of(core, pool, cuObj, settings));
         front = new LoopbackHttpFront(gateway);
+    }
+
+    /**
+     * The default staging with {@code max.buffer.size} = {@code max.bytes.per.principal} = {@code perPrincipal} (a
+     * power of two): one lease of that size held for a principal ({@link #holdStaging}) makes every RDMA transfer
+     * of that principal busy (PREPARE 429 RdmaResourceLimit, the cuObject routes 503 SlowDown).
+     */
+    public static StagingSettings smallStaging(long perPrincipal) {
+        StagingSettings d = StagingSettings.defaults();
+        return new StagingSettings(d.minBufferSize(), perPrincipal, 8 * perPrincipal, perPrincipal,
+                d.maxBuffersPerClass(), d.maxBuffersPerPrincipalPerClass(), d.idlePerClass(), d.idleTimeout(),
+                d.borrowWait(), d.leaseDeadline(), d.leaseCheckPeriod(), false, d.shutdownTimeout(), true);
+    }
+
+    /** Borrows {@code bytes} of staging for {@link #AK}'s principal, as another transfer of that principal does. */
+    public StagingLease holdStaging(long bytes) throws StagingException {
+        return pool.borrow(bytes, PrincipalId.fromCredentials(AK, SECRET), "another client of " + AK, Duration.ZERO);
     }
 
     public URI endpoint() {

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.objrdma.api.staging.StagingLease;
 import org.objrdma.client.ClientMemory;
 import org.objrdma.s3.rdma.RdmaSettings;
 import org.objrdma.transport.tcp.StandaloneTcpTransport;
@@ -245,6 +246,52 @@ class RdmaS3Test {
                     e.getMessage());
         }
         assertEquals(404, assertThrows(S3Exception.class, () -> httpGet("nope")).statusCode(), "nothing stored");
+    }
+
+    /**
+     * Issue 30: the gateway's staging is busy for this principal (max.bytes.per.principal = 1 MiB, all of it held by
+     * another transfer of the same principal): PREPARE answers 429 RdmaResourceLimit, the cuObject GET/PUT 503
+     * SlowDown, both before any byte moved. The client moves the bytes over plain HTTP instead of failing, says
+     * why in the result, and goes back to RDMA once the staging is free.
+     */
+    @ParameterizedTest
+    @EnumSource(value = RdmaProtocol.class, names = {"CUOBJ", "RC"})
+    void aBusyGatewaysBytesGoOverHttp(RdmaProtocol protocol) throws Exception {
+        s3.close();
+        gw.close();
+        long perPrincipal = 1 << 20;
+        gw = new GatewayOnSocket(dir, new RdmaSettings(MIN_BYTES, 1 << 20), GatewayOnSocket.smallStaging(perPrincipal));
+        s3 = gw.client(GatewayOnSocket.AK, GatewayOnSocket.SECRET);
+        s3.createBucket(b -> b.bucket("bkt"));
+        int size = 256 << 10;
+        byte[] data = random(size, 30);
+        String busyAnswer = protocol == RdmaProtocol.RC ? "busy: 429 RdmaResourceLimit" : "busy: 503 SlowDown";
+        try (RdmaS3 rdma = rdma(s3, protocol); ClientMemory out = memory(size); ClientMemory in = memory(size)) {
+            fill(out, data);
+            try (StagingLease held = gw.holdStaging(perPrincipal)) {
+                RdmaResult<PutObjectResponse> put = rdma.putObject(
+                        PutObjectRequest.builder().bucket("bkt").key("busy").build(), out, 0, size);
+                assertEquals(RdmaProtocol.HTTP, put.path(), "PUT path");
+                assertTrue(put.fellBack());
+                assertTrue(put.declineReason().startsWith(busyAnswer), put.declineReason());
+                assertNotNull(put.response().eTag());
+                assertArrayEquals(data, httpGet("busy"), "stored byte-exact");
+
+                RdmaResult<GetObjectResponse> get = rdma.getObject(
+                        GetObjectRequest.builder().bucket("bkt").key("busy").build(), in, 0);
+                assertEquals(RdmaProtocol.HTTP, get.path(), "GET path");
+                assertTrue(get.declineReason().startsWith(busyAnswer), get.declineReason());
+                assertEquals(size, get.bytes());
+                assertArrayEquals(data, bytes(in, 0, size), "read byte-exact");
+                assertEquals(1, gw.pool.stats().borrowed(), "only the held lease: nothing leaked by the refusals");
+            }
+            // the staging free again: the same client is back on RDMA
+            in.segment().fill((byte) 0);
+            RdmaResult<GetObjectResponse> again = rdma.getObject(
+                    GetObjectRequest.builder().bucket("bkt").key("busy").build(), in, 0);
+            assertEquals(protocol, again.path(), String.valueOf(again.declineReason()));
+            assertArrayEquals(data, bytes(in, 0, size));
+        }
     }
 
     @org.junit.jupiter.api.Test
