@@ -5,7 +5,8 @@ package org.objrdma.client.sdk;
  * staging memory (globally or for this principal), RC connections, queue pairs. Such a refusal is back-pressure on
  * the RDMA path only; the same request over plain HTTP needs none of those resources, so {@link RdmaS3} moves the
  * bytes over HTTP instead of failing the call, as for a decline. Thrown inside a transfer to unwind it (the
- * cuObject agent closes its grant on the way out) and caught in {@link RdmaS3}; never reaches a caller.
+ * cuObject agent closes its grant on the way out) and caught in {@link CuObjPath} / {@link RcPath}; never reaches a
+ * caller.
  *
  * <p>What counts (objrdma-s3 README, "hipobj-rc-v2 status codes" and the cuObject routes): any 429 (PREPARE's
  * {@code RdmaResourceLimit} in the objrdma style), and a 503 whose S3 code is {@code RdmaResourceLimit} (the same
