@@ -14,6 +14,8 @@ import org.objrdma.api.session.Op;
 import org.objrdma.client.ClientMemory;
 import org.objrdma.s3.RdmaFixture.Prepared;
 import org.objrdma.s3.rdma.RdmaSettings;
+import org.objrdma.staging.internal.StagingSettings;
+import org.objrdma.store.fs.EmbeddedStores;
 
 /**
  * Issue 17, sessions and staging exhausted through the gateway's hipobj-rc-v2 routes: once a principal holds
@@ -33,13 +35,14 @@ class ExhaustionTest {
         }
     }
 
-    private static void assertLimit(TestResponse r) {
+    private static void assertLimit(TestResponse r, String limit) {
         assertEquals(429, r.status, r.text());
         assertTrue(r.text().contains("<Code>RdmaResourceLimit</Code>"), r.text());
+        assertTrue(r.text().contains(limit), "the 429 names " + limit + ": " + r.text());
     }
 
     /** Holds GET sessions of {@code size} bytes until the next is refused; runs them all; then one more is served. */
-    private void exhaustRunAndRecover(int size, int expectHeld) throws Exception {
+    private void exhaustRunAndRecover(int size, int expectHeld, String limit) throws Exception {
         byte[] data = random(size, size);
         assertEquals(200, f.call("PUT", "/bkt/o", "", data).status);
         FaultAudit audit = new FaultAudit(f, null);
@@ -52,7 +55,7 @@ class ExhaustionTest {
                     memories.add(mem);
                     Prepared p = f.prepare(Op.GET, mem, "/bkt/o", 0, size);
                     if (p.response().status != 200) {
-                        assertLimit(p.response());
+                        assertLimit(p.response(), limit);
                         break;
                     }
                     held.add(p);
@@ -60,7 +63,7 @@ class ExhaustionTest {
                 }
                 assertEquals(expectHeld, held.size(), "held at the limit");
                 assertEquals(expectHeld, f.core.liveSessions(), "the refusal created no session");
-                assertLimit(f.prepare(Op.GET, memories.get(memories.size() - 1), "/bkt/o", 0, size).response());
+                assertLimit(f.prepare(Op.GET, memories.get(memories.size() - 1), "/bkt/o", 0, size).response(), limit);
                 for (int i = 0; i < held.size(); i++) {
                     TestResponse ready = f.run(held.get(i));
                     assertEquals(200, ready.status, ready.text());
@@ -85,13 +88,19 @@ class ExhaustionTest {
     void sessionsExhaustedAre429AndRecover() throws Exception {
         f = new RdmaFixture(RdmaSettings.DEFAULTS, true, b -> b.maxUserSessions(4).maxUserQps(4));
         assertEquals(200, f.call("PUT", "/bkt", "", new byte[0]).status);
-        exhaustRunAndRecover(4096, 4);
+        exhaustRunAndRecover(4096, 4, "org.objrdma.session max.user.sessions reached");
     }
 
     @Test
     void stagingBytesExhaustedAre429AndRecover() throws Exception {
-        f = new RdmaFixture(RdmaSettings.DEFAULTS, true, b -> b.maxStagingBytes(3L << 20).maxUserStagingBytes(3L << 20));
+        // the staging pool is the one owner of staging bytes: 3 MiB in all and per principal, 1 MiB buffers
+        StagingSettings d = StagingSettings.defaults();
+        StagingSettings threeMiB = new StagingSettings(d.minBufferSize(), 1L << 20, 3L << 20, 3L << 20,
+                d.maxBuffersPerClass(), d.maxBuffersPerPrincipalPerClass(), d.idlePerClass(), d.idleTimeout(),
+                d.borrowWait(), d.leaseDeadline(), d.leaseCheckPeriod(), d.trackStacks(), d.shutdownTimeout(),
+                d.scrubOnReturn());
+        f = new RdmaFixture(RdmaSettings.DEFAULTS, true, b -> { }, null, EmbeddedStores::inMemory, threeMiB);
         assertEquals(200, f.call("PUT", "/bkt", "", new byte[0]).status);
-        exhaustRunAndRecover(1 << 20, 3);
+        exhaustRunAndRecover(1 << 20, 3, "org.objrdma.staging max.total.bytes has no room for 1048576 staging bytes");
     }
 }

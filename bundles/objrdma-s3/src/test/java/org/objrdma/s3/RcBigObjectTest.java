@@ -110,7 +110,7 @@ class RcBigObjectTest {
         await("staging back to zero", () -> f.pool.stats().borrowed() == 0 && f.pool.stats().bytesBorrowed() == 0);
         await("no live session", () -> f.core.liveSessions() == 0);
         await("no limit charge", () -> String.valueOf(f.core.usage()).equals(
-                "Usage[sessions=0, stagingBytes=0, qps=0, principals=0]"));
+                "Usage[sessions=0, qps=0, principals=0]"));
         Path tmp = storeRoot.resolve("tmp");
         await("no partial write left", () -> !tmp.toFile().exists() || tmp.toFile().list().length == 0);
     }

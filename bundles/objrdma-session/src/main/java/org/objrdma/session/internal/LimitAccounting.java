@@ -6,8 +6,10 @@ import org.objrdma.api.PrincipalId;
 
 /**
  * Charges of live sessions against the global and per-principal limits ({@code limitsTake} /
- * {@code limitsRelease} of the C core): one session, its staging bytes and one queue pair each, charged
- * together at PREPARE and released together at teardown.
+ * {@code limitsRelease} of the C core): one session and one queue pair each, charged together at PREPARE and
+ * released together at teardown. Staging bytes are not counted here: the staging pool is their one owner (its
+ * {@code max.total.bytes} / {@code max.bytes.per.principal} refuse the session's lease, which PREPARE asks for
+ * with the same principal and holds until teardown), so a second byte ledger here would only disagree with it.
  *
  * <p>No global lock: each global counter is a compare-and-set against its maximum, the per-principal
  * counters are updated inside {@link ConcurrentHashMap#compute} (which serializes one principal's
@@ -20,19 +22,17 @@ final class LimitAccounting {
 
     private final SessionSettings settings;
     private final AtomicLong sessions = new AtomicLong();
-    private final AtomicLong stagingBytes = new AtomicLong();
     private final AtomicLong qps = new AtomicLong();
     private final ConcurrentHashMap<PrincipalId, PrincipalUsage> perPrincipal = new ConcurrentHashMap<>();
 
     /** One principal's charges; mutated only inside {@code compute} on its map entry. */
     private static final class PrincipalUsage {
         long sessions;
-        long stagingBytes;
         long qps;
     }
 
     /** Usage at one moment, for tests, snapshots and the shell. */
-    record Usage(long sessions, long stagingBytes, long qps, int principals) {
+    record Usage(long sessions, long qps, int principals) {
     }
 
     LimitAccounting(SessionSettings settings) {
@@ -40,20 +40,15 @@ final class LimitAccounting {
     }
 
     /**
-     * Charges one session of {@code bytes} staging bytes (and its queue pair) to {@code principal}.
+     * Charges one session (and its queue pair) to {@code principal}.
      *
      * @return null when charged, else the name of the limit that refused (nothing is charged then)
      */
-    String take(PrincipalId principal, long bytes) {
+    String take(PrincipalId principal) {
         if (!tryAdd(sessions, 1, settings.maxSessions())) {
             return SessionSettings.MAX_SESSIONS;
         }
-        if (!tryAdd(stagingBytes, bytes, settings.maxStagingBytes())) {
-            sessions.decrementAndGet();
-            return SessionSettings.MAX_STAGING_BYTES;
-        }
         if (!tryAdd(qps, 1, settings.maxQps())) {
-            stagingBytes.addAndGet(-bytes);
             sessions.decrementAndGet();
             return SessionSettings.MAX_QPS;
         }
@@ -62,13 +57,10 @@ final class LimitAccounting {
             PrincipalUsage usage = existing == null ? new PrincipalUsage() : existing;
             if (usage.sessions + 1 > settings.maxUserSessions()) {
                 refusedBy[0] = SessionSettings.MAX_USER_SESSIONS;
-            } else if (bytes > settings.maxUserStagingBytes() - usage.stagingBytes) {
-                refusedBy[0] = SessionSettings.MAX_USER_STAGING_BYTES;
             } else if (usage.qps + 1 > settings.maxUserQps()) {
                 refusedBy[0] = SessionSettings.MAX_USER_QPS;
             } else {
                 usage.sessions++;
-                usage.stagingBytes += bytes;
                 usage.qps++;
                 return usage;
             }
@@ -76,39 +68,35 @@ final class LimitAccounting {
         });
         if (refusedBy[0] != null) {
             qps.decrementAndGet();
-            stagingBytes.addAndGet(-bytes);
             sessions.decrementAndGet();
         }
         return refusedBy[0];
     }
 
     /** Releases what {@link #take} charged. */
-    void release(PrincipalId principal, long bytes) {
+    void release(PrincipalId principal) {
         perPrincipal.compute(principal, (key, usage) -> {
             if (usage == null) {
                 throw new IllegalStateException("release without a charge for " + principal);
             }
             usage.sessions--;
-            usage.stagingBytes -= bytes;
             usage.qps--;
             return usage.sessions == 0 ? null : usage;
         });
         qps.decrementAndGet();
-        stagingBytes.addAndGet(-bytes);
         sessions.decrementAndGet();
     }
 
     Usage usage() {
-        return new Usage(sessions.get(), stagingBytes.get(), qps.get(), perPrincipal.size());
+        return new Usage(sessions.get(), qps.get(), perPrincipal.size());
     }
 
-    /** What one principal is charged now: sessions, staging bytes, queue pairs (all 0 if none). */
+    /** What one principal is charged now: sessions, queue pairs (both 0 if none). */
     long[] usageOf(PrincipalId principal) {
-        long[] out = new long[3];
+        long[] out = new long[2];
         perPrincipal.computeIfPresent(principal, (key, usage) -> {
             out[0] = usage.sessions;
-            out[1] = usage.stagingBytes;
-            out[2] = usage.qps;
+            out[1] = usage.qps;
             return usage;
         });
         return out;

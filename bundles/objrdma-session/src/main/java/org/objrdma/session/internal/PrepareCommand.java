@@ -100,14 +100,13 @@ final class PrepareCommand {
         int chunk = request.op() == Op.GET && pool != null && size > pool.maxBufferSize()
                 ? (int) pool.maxBufferSize() : 0;
         boolean dedicated = request.op() == Op.PUT && pool != null && size > pool.maxBufferSize();
-        long charge = chunk != 0 ? 2L * chunk : size;
-        String refusedBy = accounting.take(principal, charge);
+        String refusedBy = accounting.take(principal);
         if (refusedBy != null) {
-            LOG.info("PREPARE refused (LIMIT): {} reached for {} ({} staging bytes asked)", refusedBy, principal, charge);
+            LOG.info("PREPARE refused (LIMIT): {} reached for {}", refusedBy, principal);
             return PrepareResult.refused(RcStatus.LIMIT, "PREPARE", "org.objrdma.session " + refusedBy + " reached");
         }
         try (AcquiredScope scope = new AcquiredScope("PREPARE")) {
-            scope.add(charge, () -> accounting.release(principal, charge));
+            scope.add(principal, () -> accounting.release(principal));
             if (request.target().length() > MAX_TARGET_CHARS) {
                 return refused(RcStatus.TRUNC);
             }
@@ -191,7 +190,7 @@ final class PrepareCommand {
             Session s = new Session(id, SessionPlan.of(epochs.incrementAndGet(), principal, request.op(),
                     request.target(), request.offset(), size, request.cookie(), request.clientPsn(),
                     request.clientEndpoint(), request.clientRegion(), now, t, pool, lease, stagingOffset, secondLease,
-                    secondOffset, chunk, charge, channel, stagingAccess), deadlineSlots);
+                    secondOffset, chunk, channel, stagingAccess), deadlineSlots);
             synchronized (s) {
                 s.admit(now + settings.prepTimeoutMs());
             }

@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
 final class Session {
     private static final Logger LOG = LoggerFactory.getLogger(Session.class);
     /** 0 in a deadline field: not armed. */
-    static final long NOT_ARMED = 0L;
+    static final long NOT_ARMED = SessionDeadlines.NOT_ARMED;
     /** Longest etag or version id ({@code rc_ready_resp} holds 128 bytes with the terminator). */
     static final int MAX_TAG_CHARS = 127;
 
@@ -47,12 +47,6 @@ final class Session {
     private boolean reapPending;
     private boolean published;
     private boolean stageDone;
-    private long prepDeadline = NOT_ARMED;
-    private long execDeadline = NOT_ARMED;
-    /** Deadline of the outstanding staging lease. */
-    private long stagingLeaseDeadline = NOT_ARMED;
-    /** Deadline of the gateway-held completion reference or put view. */
-    private long refDeadline = NOT_ARMED;
     private long nextNonce = 1;
     private long stagingNonce;
     private long putViewNonce;
@@ -70,16 +64,13 @@ final class Session {
     /** A GET prepared through the use cases: where its READY stages the chunks after the first; else null. */
     private StagingSource source;
 
-    /** The earliest armed deadline, or {@link Long#MAX_VALUE}; mirrored into {@link #slot} for the reaper. */
-    private long earliestDeadline = Long.MAX_VALUE;
-    /** This session's slot in {@link #deadlineSlots} while it lives, -1 before and after. */
-    private int slot = -1;
-    private final DeadlineSlots deadlineSlots;
+    /** Its deadlines and reaper slot (guarded by this, like the fields above). */
+    private final SessionDeadlines deadlines;
 
     Session(SessionId id, SessionPlan plan, DeadlineSlots deadlineSlots) {
         this.id = id;
         this.plan = plan;
-        this.deadlineSlots = deadlineSlots;
+        this.deadlines = new SessionDeadlines(deadlineSlots);
     }
 
     /** Caller holds the monitor. True while anything the teardown must wait for is out. */
@@ -110,48 +101,23 @@ final class Session {
         return state == SessionState.COMPLETING && activeRef != 0;
     }
 
-    /** Caller holds the monitor. Recomputes {@link #earliestDeadline} after any deadline or pin change. */
+    /** Caller holds the monitor. Recomputes the earliest deadline (what the reaper's slot holds) after any change. */
     void recomputeEarliestDeadline() {
-        long earliest = Long.MAX_VALUE;
-        if (!reapPending) {
-            earliest = earlier(earliest, prepDeadline);
-            earliest = earlier(earliest, execDeadline);
-        }
-        if (stagingNonce != 0) {
-            earliest = earlier(earliest, stagingLeaseDeadline);
-        }
-        if (putViewNonce != 0 || gatewayHoldsCompletionRef()) {
-            earliest = earlier(earliest, refDeadline);
-        }
-        if (earliest != earliestDeadline) {
-            earliestDeadline = earliest;
-            if (slot >= 0) {
-                deadlineSlots.setDeadline(slot, earliest);
-            }
-        }
-    }
-
-    /** Caller holds the monitor. Takes the reaper slot; the session's deadlines become visible to the scan. */
-    private void takeSlot() {
-        slot = deadlineSlots.allocate(this);
-        deadlineSlots.setDeadline(slot, earliestDeadline);
+        deadlines.recompute(reapPending, stagingNonce != 0, putViewNonce != 0 || gatewayHoldsCompletionRef());
     }
 
     /** Caller holds the monitor. Gives the reaper slot back (at teardown, or when PREPARE rolls back). */
     void releaseSlot() {
-        if (slot >= 0) {
-            deadlineSlots.free(slot);
-            slot = -1;
-        }
+        deadlines.releaseSlot();
     }
 
     // ------------------------------------------------------------------ transitions (caller holds the monitor)
 
     /** PREPARE published this session: its prep deadline is armed and the reaper can see it. */
     void admit(long prepDeadlineMillis) {
-        prepDeadline = prepDeadlineMillis;
+        deadlines.prep = prepDeadlineMillis;
         recomputeEarliestDeadline();
-        takeSlot();
+        deadlines.takeSlot(this);
     }
 
     /**
@@ -160,33 +126,32 @@ final class Session {
      * {@link SessionTable#withSession}) and by the reaper, so a deadline is honoured exactly even between passes.
      */
     void applyDeadlines(long now, long leaseTimeoutMs) {
-        if (earliestDeadline >= now) {
+        if (deadlines.earliest() >= now) {
             return; // nothing due: the common case costs one comparison
         }
-        if (!reapPending && ((prepDeadline != NOT_ARMED && now > prepDeadline)
-                || (execDeadline != NOT_ARMED && now > execDeadline))) {
+        if (!reapPending && deadlines.prepOrExecPassed(now)) {
             markReapPending(TerminalReason.EXPIRED);
-            LOG.debug("session {}: {} deadline passed", id, execDeadline != NOT_ARMED ? "exec" : "prep");
+            LOG.debug("session {}: {} deadline passed", id, deadlines.exec != NOT_ARMED ? "exec" : "prep");
         }
-        if (stagingNonce != 0 && now > stagingLeaseDeadline) {
+        if (stagingNonce != 0 && now > deadlines.stagingLease) {
             LOG.warn("session {}: staging lease {} held past lease.timeout ({} ms); revoked, the session ends and a"
                     + " later finish with that handle is STALE", id, stagingNonce, leaseTimeoutMs);
             stagingNonce = 0;
-            stagingLeaseDeadline = NOT_ARMED;
+            deadlines.stagingLease = NOT_ARMED;
             markReapPending(TerminalReason.EXPIRED);
         }
-        if (putViewNonce != 0 && now > refDeadline) {
+        if (putViewNonce != 0 && now > deadlines.ref) {
             LOG.warn("session {}: put view {} held past lease.timeout ({} ms); revoked, the session ends and a later"
                     + " finish_put with that handle is STALE", id, putViewNonce, leaseTimeoutMs);
             putViewNonce = 0;
             putRef = 0;
-            refDeadline = NOT_ARMED;
+            deadlines.ref = NOT_ARMED;
             markReapPending(TerminalReason.EXPIRED);
-        } else if (gatewayHoldsCompletionRef() && now > refDeadline) {
+        } else if (gatewayHoldsCompletionRef() && now > deadlines.ref) {
             LOG.warn("session {}: READY succeeded but no finalizer came within lease.timeout ({} ms); reference"
                     + " revoked, the session ends", id, leaseTimeoutMs);
             activeRef = 0;
-            refDeadline = NOT_ARMED;
+            deadlines.ref = NOT_ARMED;
             markReapPending(TerminalReason.EXPIRED);
         }
         recomputeEarliestDeadline();
@@ -220,7 +185,7 @@ final class Session {
             return SessionResult.failed(RcStatus.DOUBLE);
         }
         stagingNonce = nextNonce++;
-        stagingLeaseDeadline = now + leaseTimeoutMs;
+        deadlines.stagingLease = now + leaseTimeoutMs;
         recomputeEarliestDeadline();
         return SessionResult.ok(new SessionBuffer(id, new LeaseHandle(plan.epoch(), stagingNonce), plan.staging().segment()));
     }
@@ -231,7 +196,7 @@ final class Session {
             return RcStatus.STALE;
         }
         stagingNonce = 0; // consumed: a second finish is STALE
-        stagingLeaseDeadline = NOT_ARMED;
+        deadlines.stagingLease = NOT_ARMED;
         RcStatus status = RcStatus.OK;
         if (!ok) {
             markReapPending(TerminalReason.ABORTED);
@@ -280,8 +245,8 @@ final class Session {
         }
         state = SessionState.TRANSFERRING;
         activeRef = 1;
-        prepDeadline = NOT_ARMED;
-        execDeadline = now + execTimeoutMs;
+        deadlines.prep = NOT_ARMED;
+        deadlines.exec = now + execTimeoutMs;
         ReadyStart.Claim claim = new ReadyStart.Claim(plan.channel(), plan.remoteFor(r), plan.grantedRegion(r), wrId,
                 headStaged);
         headStaged = false; // the data phase overwrites the first buffer whatever its outcome
@@ -323,12 +288,12 @@ final class Session {
         }
         ReadyOutcome effective = transportLost ? ReadyOutcome.WIRE_FAIL : outcome;
         lastOutcome = effective;
-        execDeadline = NOT_ARMED;
+        deadlines.exec = NOT_ARMED;
         ReadyEnd end;
         if (effective == ReadyOutcome.OK) {
             state = SessionState.COMPLETING;
             bytesTransferred = bytes;
-            refDeadline = now + leaseTimeoutMs;
+            deadlines.ref = now + leaseTimeoutMs;
             end = ReadyEnd.ok(new ReadyResponse(bytes, plan.cookie(), ReadyOutcome.OK,
                     plan.op() == Op.GET ? etag : "", plan.op() == Op.GET ? versionId : ""));
         } else {
@@ -343,7 +308,7 @@ final class Session {
     /** A Busy data phase: remembered, the exec deadline disarmed, the session still claimed. */
     void busy() {
         lastOutcome = ReadyOutcome.BUSY;
-        execDeadline = NOT_ARMED;
+        deadlines.exec = NOT_ARMED;
         recomputeEarliestDeadline();
     }
 
@@ -358,7 +323,7 @@ final class Session {
         if (retryable) {
             state = SessionState.PREPARED;
             activeRef = 0;
-            prepDeadline = now + prepTimeoutMs;
+            deadlines.prep = now + prepTimeoutMs;
         } else if (state != SessionState.REAPING) {
             activeRef = 0;
             if (transportLost) {
@@ -389,7 +354,7 @@ final class Session {
         // the reference moves to the view in one step: the reaper never sees the session unpinned
         activeRef--;
         putRef++;
-        refDeadline = now + leaseTimeoutMs;
+        deadlines.ref = now + leaseTimeoutMs;
         recomputeEarliestDeadline();
         return SessionResult.ok(new SessionBuffer(id, new LeaseHandle(plan.epoch(), putViewNonce), plan.staging().segment()));
     }
@@ -401,7 +366,7 @@ final class Session {
         }
         putViewNonce = 0;
         putRef = Math.max(0, putRef - 1);
-        refDeadline = NOT_ARMED;
+        deadlines.ref = NOT_ARMED;
         RcStatus status = RcStatus.OK;
         if (committed) {
             if (tag.length() > MAX_TAG_CHARS || version.length() > MAX_TAG_CHARS) {
@@ -432,7 +397,7 @@ final class Session {
             return RcStatus.STALE;
         }
         activeRef = 0;
-        refDeadline = NOT_ARMED;
+        deadlines.ref = NOT_ARMED;
         markCompleted();
         recomputeEarliestDeadline();
         return RcStatus.OK;
@@ -523,8 +488,8 @@ final class Session {
     }
 
     SessionDetail detail() {
-        return new SessionDetail(plan.epoch(), state, reapPending, published, stageDone, prepDeadline, execDeadline,
-                stagingLeaseDeadline, refDeadline, nextNonce, stagingNonce, putViewNonce, activeRef, putRef,
+        return new SessionDetail(plan.epoch(), state, reapPending, published, stageDone, deadlines.prep, deadlines.exec,
+                deadlines.stagingLease, deadlines.ref, nextNonce, stagingNonce, putViewNonce, activeRef, putRef,
                 lastOutcome, terminalReason, bytesTransferred, etag, versionId, transportLost, plan.channel().id());
     }
 
@@ -543,16 +508,7 @@ final class Session {
         return etag;
     }
 
-    /** The earliest armed deadline ({@link Long#MAX_VALUE} when none): what the reaper's slot holds. */
-    long earliestDeadline() {
-        return earliestDeadline;
-    }
-
     private boolean matches(LeaseHandle handle, long outstandingNonce) {
         return handle.isValid() && handle.epoch() == plan.epoch() && handle.nonce() == outstandingNonce;
-    }
-
-    private static long earlier(long current, long deadline) {
-        return deadline != NOT_ARMED && deadline < current ? deadline : current;
     }
 }

@@ -22,12 +22,16 @@ public @interface SessionConfiguration {
             description = "Live sessions per principal; at most max.sessions. Default 256.")
     long max_user_sessions() default 256;
 
-    @AttributeDefinition(name = "Max staging bytes", min = "1",
-            description = "Staging bytes of all live sessions together. Default 4294967296 (4 GiB).")
+    @AttributeDefinition(name = "Max staging bytes (deprecated, ignored)",
+            description = "Deprecated and ignored: staging bytes are limited by max.total.bytes of"
+                    + " org.objrdma.staging. Accepted so old configurations still activate; a value other than the"
+                    + " default 4294967296 logs one WARN at activation.")
     long max_staging_bytes() default 4L << 30;
 
-    @AttributeDefinition(name = "Max staging bytes per principal", min = "1",
-            description = "Staging bytes per principal; at most max.staging.bytes. Default 1073741824 (1 GiB).")
+    @AttributeDefinition(name = "Max staging bytes per principal (deprecated, ignored)",
+            description = "Deprecated and ignored: staging bytes per principal are limited by"
+                    + " max.bytes.per.principal of org.objrdma.staging. Accepted so old configurations still activate;"
+                    + " a value other than the default 1073741824 logs one WARN at activation.")
     long max_user_staging_bytes() default 1L << 30;
 
     @AttributeDefinition(name = "Max queue pairs", min = "1", max = "16777216",

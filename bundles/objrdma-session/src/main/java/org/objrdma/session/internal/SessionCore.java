@@ -301,12 +301,12 @@ public final class SessionCore implements SessionManager {
         return table.size();
     }
 
-    /** Charges now: sessions, staging bytes, queue pairs and principals with live sessions. */
+    /** Charges now: sessions, queue pairs and principals with live sessions (staging bytes: the pool's stats). */
     public LimitAccounting.Usage usage() {
         return accounting.usage();
     }
 
-    /** One principal's charges: sessions, staging bytes, queue pairs. */
+    /** One principal's charges: sessions, queue pairs. */
     public long[] usageOf(PrincipalId principal) {
         return accounting.usageOf(principal);
     }

@@ -90,10 +90,14 @@ public final class SessionManagerComponent implements SessionManager {
             created.startReaper();
             core = created;
         }
-        LOG.info("session manager active: {} sessions ({} per principal), {} staging bytes ({} per principal),"
+        String deprecated = settings.deprecatedStagingKeys();
+        if (deprecated != null) {
+            LOG.warn("{}", deprecated);
+        }
+        LOG.info("session manager active: {} sessions ({} per principal), {} queue pairs ({} per principal),"
                         + " prep {} ms, exec {} ms, lease {} ms, reaper every {} ms, transport {}, {}",
-                settings.maxSessions(), settings.maxUserSessions(), settings.maxStagingBytes(),
-                settings.maxUserStagingBytes(), settings.prepTimeoutMs(), settings.execTimeoutMs(),
+                settings.maxSessions(), settings.maxUserSessions(), settings.maxQps(),
+                settings.maxUserQps(), settings.prepTimeoutMs(), settings.execTimeoutMs(),
                 settings.leaseTimeoutMs(), settings.reaperPeriodMs(), transport == null ? "none" : transport.name(), fleet);
     }
 

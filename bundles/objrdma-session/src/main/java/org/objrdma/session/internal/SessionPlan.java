@@ -24,7 +24,6 @@ import org.objrdma.wire.RemoteSlice;
  *                             ({@code staging} is the first); null for every other session
  * @param secondStagingOffset  where {@code secondStaging}'s bytes start inside its registered region
  * @param chunkBytes           bytes per chunk of a chunked GET ({@link ChunkedGetPhase}); 0 when the range fits
- * @param stagingCharge        what the session's limits are charged: its size, or a chunked GET's two chunk buffers
  * @param channel              the session's one channel: a Busy READY resets it, so its endpoint stays PREPARE's
  * @param stagingAccess        PUT: the client's access to the staging slice (a grant on {@code channel}); else null
  * @param armedReceive         PUT on a transport that grants only once connected: the receive posted at PREPARE,
@@ -34,7 +33,7 @@ import org.objrdma.wire.RemoteSlice;
 record SessionPlan(long epoch, PrincipalId principal, Op op, String target, long offset, int size, int cookie,
                    int clientPsn, EndpointInfo clientEndpoint, RemoteRegion preparedClientRegion, long createdAtMillis,
                    Transport transport, StagingPool pool, StagingLease staging, long stagingOffset,
-                   StagingLease secondStaging, long secondStagingOffset, int chunkBytes, long stagingCharge,
+                   StagingLease secondStaging, long secondStagingOffset, int chunkBytes,
                    Channel channel, RemoteSlice stagingAccess, CompletableFuture<BatchResult> armedReceive,
                    long armedWrId) {
 
@@ -43,10 +42,10 @@ record SessionPlan(long epoch, PrincipalId principal, Op op, String target, long
                           int clientPsn, EndpointInfo clientEndpoint, RemoteRegion preparedClientRegion,
                           long createdAtMillis, Transport transport, StagingPool pool, StagingLease staging,
                           long stagingOffset, StagingLease secondStaging, long secondStagingOffset, int chunkBytes,
-                          long stagingCharge, Channel channel, PutStaging putStaging) {
+                          Channel channel, PutStaging putStaging) {
         return new SessionPlan(epoch, principal, op, target, offset, size, cookie, clientPsn, clientEndpoint,
                 preparedClientRegion, createdAtMillis, transport, pool, staging, stagingOffset, secondStaging,
-                secondStagingOffset, chunkBytes, stagingCharge, channel,
+                secondStagingOffset, chunkBytes, channel,
                 putStaging == null ? null : putStaging.access(),
                 putStaging == null ? null : putStaging.armedReceive(),
                 putStaging == null ? 0 : putStaging.armedWrId());

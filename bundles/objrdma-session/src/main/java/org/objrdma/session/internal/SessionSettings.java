@@ -15,8 +15,8 @@ import org.objrdma.wire.TokenResult;
  *
  * @param maxSessions         {@value #MAX_SESSIONS}
  * @param maxUserSessions     {@value #MAX_USER_SESSIONS}
- * @param maxStagingBytes     {@value #MAX_STAGING_BYTES}
- * @param maxUserStagingBytes {@value #MAX_USER_STAGING_BYTES}
+ * @param maxStagingBytes     {@value #MAX_STAGING_BYTES}: deprecated and ignored (see {@link #deprecatedStagingKeys})
+ * @param maxUserStagingBytes {@value #MAX_USER_STAGING_BYTES}: deprecated and ignored
  * @param maxQps              {@value #MAX_QPS}
  * @param maxUserQps          {@value #MAX_USER_QPS}
  * @param prepTimeoutMs       {@value #PREP_TIMEOUT_MS}
@@ -48,6 +48,9 @@ public record SessionSettings(long maxSessions, long maxUserSessions, long maxSt
     public static final String MAX_USER_SESSIONS = "max.user.sessions";
     public static final String MAX_STAGING_BYTES = "max.staging.bytes";
     public static final String MAX_USER_STAGING_BYTES = "max.user.staging.bytes";
+    /** Defaults of the deprecated staging-byte keys: a value other than these is worth a warning. */
+    static final long DEFAULT_MAX_STAGING_BYTES = 4L << 30;
+    static final long DEFAULT_MAX_USER_STAGING_BYTES = 1L << 30;
     public static final String MAX_QPS = "max.qps";
     public static final String MAX_USER_QPS = "max.user.qps";
     public static final String PREP_TIMEOUT_MS = "prep.timeout.ms";
@@ -103,7 +106,22 @@ public record SessionSettings(long maxSessions, long maxUserSessions, long maxSt
         return b;
     }
 
-    /** The limits part, as the API reports it. */
+    /**
+     * Why the deprecated staging-byte keys are worth a warning, or null when both hold their defaults. The staging
+     * pool is the one owner of staging bytes: a session's lease is refused by {@code max.total.bytes} and
+     * {@code max.bytes.per.principal} of {@code org.objrdma.staging}; these two keys are accepted (old configurations
+     * still activate, unvalidated) and change nothing.
+     */
+    public String deprecatedStagingKeys() {
+        if (maxStagingBytes == DEFAULT_MAX_STAGING_BYTES && maxUserStagingBytes == DEFAULT_MAX_USER_STAGING_BYTES) {
+            return null;
+        }
+        return MAX_STAGING_BYTES + " (" + maxStagingBytes + ") and " + MAX_USER_STAGING_BYTES + " ("
+                + maxUserStagingBytes + ") of org.objrdma.session are deprecated and ignored: staging bytes are limited"
+                + " by max.total.bytes and max.bytes.per.principal of org.objrdma.staging";
+    }
+
+    /** The limits part, as the API reports it (the two deprecated byte limits as configured, though ignored). */
     public SessionLimits toLimits() {
         return new SessionLimits(maxSessions, maxUserSessions, maxStagingBytes, maxUserStagingBytes, maxQps,
                 maxUserQps, Duration.ofMillis(prepTimeoutMs), Duration.ofMillis(execTimeoutMs),
@@ -114,8 +132,8 @@ public record SessionSettings(long maxSessions, long maxUserSessions, long maxSt
     public static final class Builder {
         long maxSessions = 1024;
         long maxUserSessions = 256;
-        long maxStagingBytes = 4L << 30;
-        long maxUserStagingBytes = 1L << 30;
+        long maxStagingBytes = DEFAULT_MAX_STAGING_BYTES;
+        long maxUserStagingBytes = DEFAULT_MAX_USER_STAGING_BYTES;
         long maxQps = 1024;
         long maxUserQps = 256;
         long prepTimeoutMs = 30_000;
@@ -163,8 +181,6 @@ public record SessionSettings(long maxSessions, long maxUserSessions, long maxSt
         public SessionSettings build() {
             range(MAX_SESSIONS, maxSessions, 1, MAX_SESSIONS_LIMIT);
             userWithinGlobal(MAX_USER_SESSIONS, maxUserSessions, MAX_SESSIONS, maxSessions);
-            atLeastOne(MAX_STAGING_BYTES, maxStagingBytes);
-            userWithinGlobal(MAX_USER_STAGING_BYTES, maxUserStagingBytes, MAX_STAGING_BYTES, maxStagingBytes);
             range(MAX_QPS, maxQps, 1, MAX_SESSIONS_LIMIT);
             userWithinGlobal(MAX_USER_QPS, maxUserQps, MAX_QPS, maxQps);
             timeout(PREP_TIMEOUT_MS, prepTimeoutMs);
@@ -193,12 +209,6 @@ public record SessionSettings(long maxSessions, long maxUserSessions, long maxSt
                     maxUserQps, prepTimeoutMs, execTimeoutMs, maxReadySlots, maxStageSlots, reaperPeriodMs,
                     leaseTimeoutMs, shutdownTimeoutMs, dev, controlPlaneOnly, policy.value(),
                     DialPacing.ofMillis(dialFailureDelayMs));
-        }
-
-        private static void atLeastOne(String property, long value) {
-            if (value < 1) {
-                throw refuse(property, Long.toString(value), "at least 1 (0 would refuse every PREPARE)");
-            }
         }
 
         private static void userWithinGlobal(String property, long value, String globalProperty, long global) {

@@ -49,7 +49,7 @@ final class SessionTeardown {
                 returnLease(s, s.plan.secondStaging());
             }
         }
-        accounting.release(s.plan.principal(), s.plan.stagingCharge());
+        accounting.release(s.plan.principal());
         TerminalEvent event;
         synchronized (s) {
             event = s.terminalEvent();

@@ -100,7 +100,7 @@ class ChunkedGetTest {
     @AfterEach
     void stop() throws InterruptedException {
         Harness.await("staging returned", () -> pool.stats().borrowed() == 0);
-        assertEquals(new LimitAccounting.Usage(0, 0, 0, 0), core.usage());
+        assertEquals(new LimitAccounting.Usage(0, 0, 0), core.usage());
         ShutdownReport report = core.shutdown(Duration.ofSeconds(2));
         assertTrue(report.clean(), report.toString());
         pool.close();
@@ -127,7 +127,8 @@ class ChunkedGetTest {
                 .orElseThrow();
         SessionId id = prep.sessionId();
         assertEquals(2, pool.stats().borrowed(), "two chunk buffers");
-        assertEquals(new LimitAccounting.Usage(1, 2L * BUFFER, 1, 1), core.usage(), "charged two buffers, not the size");
+        assertEquals(2L * BUFFER, pool.stats().bytesBorrowed(), "the pool lent two buffers, not the size");
+        assertEquals(new LimitAccounting.Usage(1, 1, 1), core.usage(), "one session, one queue pair");
         SessionBuffer lease = core.borrowStaging(id).orElseThrow();
         assertEquals(BUFFER, lease.buffer().byteSize(), "the first chunk is what PREPARE stages");
         MemorySegment.copy(MemorySegment.ofArray(object), offset, lease.buffer(), 0, BUFFER);
@@ -379,16 +380,18 @@ class ChunkedGetTest {
             assertEquals(RcStatus.LIMIT, staging.status());
             assertTrue(staging.reason().startsWith("org.objrdma.staging max.bytes.per.principal "), staging.reason());
             assertFalse(staging.reason().contains(ALICE.toString()), "the principal is a digest of the credentials");
-            // over a core's own per-principal budget (20 buffers), before the pool is asked
+            // the session's deprecated byte keys limit nothing: the pool (16 buffers per principal) is the one budget
             SessionCore tight = new SessionCore(SessionSettings.builder().allowAddresses(Harness.LOOPBACK)
-                    .maxUserStagingBytes(20L * BUFFER).build(), MonotonicClock.system(), RandomSource.secure());
+                    .maxStagingBytes(BUFFER).maxUserStagingBytes(BUFFER).build(), MonotonicClock.system(),
+                    RandomSource.secure());
             tight.useTransport(server);
             tight.useStagingPool(pool);
-            PrepareResult session = tight.preparePut(put(client, "/bucket/huger", 21L * BUFFER));
-            assertEquals(RcStatus.LIMIT, session.status());
-            assertEquals("org.objrdma.session max.user.staging.bytes reached", session.reason());
-            assertEquals(0, tight.liveSessions());
+            PrepareResult admitted = tight.preparePut(put(client, "/bucket/huger", 3L * BUFFER));
+            assertEquals(RcStatus.OK, admitted.status(), admitted.reason());
+            assertEquals(1, tight.liveSessions());
             assertTrue(tight.shutdown(Duration.ofSeconds(1)).clean());
+            assertEquals(0, tight.liveSessions());
+            assertEquals(0, pool.stats().bytesBorrowed(), "the dedicated window went back at shutdown");
             assertEquals(0, core.liveSessions());
         }
     }

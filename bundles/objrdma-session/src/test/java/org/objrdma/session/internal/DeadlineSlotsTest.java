@@ -23,7 +23,7 @@ class DeadlineSlotsTest {
 
     private static Session session(DeadlineSlots slots, int n) {
         return new Session(new SessionId(String.format("%032x", n)), SessionPlan.of(n, PrincipalId.fromCanonical("p"),
-                Op.GET, "/t", 0, 1, 1, 1, null, null, 0, null, null, null, 0, null, 0, 0, 1, null, null), slots);
+                Op.GET, "/t", 0, 1, 1, 1, null, null, 0, null, null, null, 0, null, 0, 0, null, null), slots);
     }
 
     @Test

@@ -56,8 +56,7 @@ final class Harness implements AutoCloseable {
 
     static SessionSettings.Builder settings() {
         return SessionSettings.builder().allowAddresses(LOOPBACK).controlPlaneOnly(true).prepTimeoutMs(1_000).execTimeoutMs(2_000).leaseTimeoutMs(5_000)
-                .maxSessions(100_000).maxUserSessions(100_000).maxQps(100_000).maxUserQps(100_000)
-                .maxStagingBytes(1L << 40).maxUserStagingBytes(1L << 40);
+                .maxSessions(100_000).maxUserSessions(100_000).maxQps(100_000).maxUserQps(100_000);
     }
 
     Harness() {
@@ -170,7 +169,7 @@ final class Harness implements AutoCloseable {
         assertEquals(0, pool.outstanding.get(), "staging leases out");
         assertEquals(0, pool.doubleReturns.get(), "double returns");
         LimitAccounting.Usage usage = core.usage();
-        assertEquals(new LimitAccounting.Usage(0, 0, 0, 0), usage, "limit charges");
+        assertEquals(new LimitAccounting.Usage(0, 0, 0), usage, "limit charges");
     }
 
     @Override

@@ -29,7 +29,7 @@ class PrepareAddressPolicyTest {
         assertEquals(RcStatus.ARG, h.core.prepare(putFrom(h, new InetSocketAddress("0.0.0.0", 7471))).status());
         assertEquals(RcStatus.ARG, h.core.prepare(putFrom(h, new InetSocketAddress("127.9.9.9", 7471))).status());
         assertEquals(0, h.core.liveSessions(), "a refusal creates nothing");
-        assertEquals(new LimitAccounting.Usage(0, 0, 0, 0), h.core.usage(), "and charges nothing");
+        assertEquals(new LimitAccounting.Usage(0, 0, 0), h.core.usage(), "and charges nothing");
         assertEquals(0, h.pool.outstanding.get(), "no staging taken");
     }
 

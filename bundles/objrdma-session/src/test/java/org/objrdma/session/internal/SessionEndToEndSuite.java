@@ -177,7 +177,7 @@ abstract class SessionEndToEndSuite<T extends Transport> {
     void assertStagingAndChannelsReturned() throws InterruptedException {
         Harness.await("staging returned", () -> pool.stats().borrowed() == 0);
         assertEquals(0, core.liveSessions());
-        assertEquals(new LimitAccounting.Usage(0, 0, 0, 0), core.usage());
+        assertEquals(new LimitAccounting.Usage(0, 0, 0), core.usage());
         awaitServerChannelsClosed();
     }
 

@@ -257,7 +257,7 @@ class SessionLoadTest {
     private void assertQuiet() throws InterruptedException {
         Harness.await("staging returned", () -> pool.stats().borrowed() == 0 && pool.stats().bytesBorrowed() == 0);
         Harness.await("no live session", () -> core.liveSessions() == 0);
-        Harness.await("no limit charge", () -> core.usage().equals(new LimitAccounting.Usage(0, 0, 0, 0)));
+        Harness.await("no limit charge", () -> core.usage().equals(new LimitAccounting.Usage(0, 0, 0)));
         Harness.await("server channels closed", () -> server.channelCount() == 0);
         Harness.await("client channels closed", () -> clientTransport.channelCount() == 0);
     }

@@ -3,6 +3,9 @@ package org.objrdma.session.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.objrdma.api.session.Op;
@@ -92,6 +95,45 @@ class SessionManagerComponentTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> component.activate(SessionSettingsTest.config(Map.of("reaper.period.ms", 500L))));
         assertEquals(true, e.getMessage().contains("reaper.period.ms"), e.getMessage());
+    }
+
+    /**
+     * The log lines (slf4j-simple writes to {@code System.err}) of one activation with {@code config}, one PREPARE
+     * of {@code size} bytes (its status returned in {@code status[0]}) and the deactivation.
+     */
+    private static String activationLog(Map<String, Object> config, int size, RcStatus[] status) {
+        FakeTransport t = new FakeTransport("t");
+        FakeStagingPool pool = new FakeStagingPool(t, 1 << 20);
+        SessionManagerComponent component = new SessionManagerComponent();
+        component.bindTransport(t);
+        component.bindStagingPool(pool);
+        PrintStream stderr = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            component.activate(SessionSettingsTest.config(config));
+            status[0] = component.prepare(new PrepareRequest(Harness.ALICE, Op.GET, Harness.TARGET, 0, size, Harness.PSN,
+                    Harness.COOKIE, null, null)).status();
+            component.deactivate();
+        } finally {
+            System.setErr(stderr);
+            pool.close();
+        }
+        return captured.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void theDeprecatedStagingByteKeysAreNamedInOneWarningAtActivationAndLimitNothing() {
+        RcStatus[] status = new RcStatus[1];
+        String defaults = activationLog(Map.of("control.plane.only", true), 1000, status);
+        assertEquals(RcStatus.OK, status[0]);
+        assertEquals(false, defaults.contains("deprecated"), defaults);
+        String old = activationLog(Map.of("control.plane.only", true, "max.user.staging.bytes", 600L), 1000, status);
+        assertEquals(RcStatus.OK, status[0], "600 bytes per principal no longer limits a 1000-byte PREPARE");
+        long warnings = old.lines().filter(l -> l.contains("WARN") && l.contains("max.user.staging.bytes (600)")
+                && l.contains("deprecated and ignored") && l.contains("max.bytes.per.principal of org.objrdma.staging"))
+                .count();
+        assertEquals(1, warnings, old);
     }
 
     @Test

@@ -45,6 +45,19 @@ class SessionSettingsTest {
                 "control plane only is never the default");
     }
 
+    @Test
+    void theDeprecatedStagingByteKeysAreAcceptedUnvalidatedAndNamedInOneWarning() {
+        assertEquals(null, SessionSettings.builder().build().deprecatedStagingKeys(), "defaults: no warning");
+        // values the old byte ledger refused: an old configuration still activates, the keys change nothing
+        SessionSettings old = SessionManagerComponent.settingsFrom(config(Map.of("max.staging.bytes", 100L,
+                "max.user.staging.bytes", 101L)));
+        String warning = old.deprecatedStagingKeys();
+        assertTrue(warning.contains("max.staging.bytes (100)") && warning.contains("max.user.staging.bytes (101)")
+                && warning.contains("deprecated and ignored"), warning);
+        assertTrue(warning.contains("max.total.bytes and max.bytes.per.principal of org.objrdma.staging"), warning);
+        assertTrue(SessionSettings.builder().maxStagingBytes(-1).build().deprecatedStagingKeys() != null);
+    }
+
     private static void refused(String property, UnaryOperator<SessionSettings.Builder> change) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> change.apply(SessionSettings.builder()).build());
@@ -58,8 +71,6 @@ class SessionSettingsTest {
         refused("max.qps", b -> b.maxQps(SessionSettings.MAX_SESSIONS_LIMIT + 1));
         refused("max.user.sessions", b -> b.maxUserSessions(0));
         refused("max.user.sessions", b -> b.maxSessions(10).maxUserSessions(11));
-        refused("max.staging.bytes", b -> b.maxStagingBytes(-1));
-        refused("max.user.staging.bytes", b -> b.maxStagingBytes(100).maxUserStagingBytes(101));
         refused("max.qps", b -> b.maxQps(0));
         refused("max.user.qps", b -> b.maxUserQps(0));
         refused("max.user.qps", b -> b.maxQps(2).maxUserQps(3));

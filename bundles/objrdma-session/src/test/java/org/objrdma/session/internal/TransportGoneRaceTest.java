@@ -172,7 +172,7 @@ class TransportGoneRaceTest {
         assertTrue(report.clean(), report.toString());
         assertEquals(0, pool.stats().borrowed(), "every lease back: " + pool.stats());
         assertEquals(0, core.liveSessions());
-        assertEquals(new LimitAccounting.Usage(0, 0, 0, 0), core.usage());
+        assertEquals(new LimitAccounting.Usage(0, 0, 0), core.usage());
     }
 
     /** The real pool, with lease returns that wait for a latch first. */

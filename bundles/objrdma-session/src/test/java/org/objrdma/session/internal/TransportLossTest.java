@@ -141,7 +141,7 @@ class TransportLossTest {
                 assertEquals(TerminalReason.SHUTDOWN, h.events.only(id).reason(), "the first reason recorded wins");
             }
             assertEquals(0, h.core.liveSessions());
-            assertEquals(new LimitAccounting.Usage(0, 0, 0, 0), h.core.usage());
+            assertEquals(new LimitAccounting.Usage(0, 0, 0), h.core.usage());
             assertEquals(1, h.pool.outstanding.get(), "the abandoned lease stays with its holder");
             assertEquals(RcStatus.STALE, h.core.finishStaging(leased, lease, true, 64, "", ""));
             assertEquals(RcStatus.SHUTDOWN, h.core.prepare(new PrepareRequest(Harness.ALICE, Op.GET, Harness.TARGET, 0, 64,
