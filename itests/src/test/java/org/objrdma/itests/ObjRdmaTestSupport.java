@@ -34,10 +34,7 @@ import org.apache.karaf.shell.api.console.SessionFactory;
 import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.karaf.options.LogLevelOption.LogLevel;
 import org.ops4j.pax.exam.options.extra.VMOption;
-import org.objrdma.api.transport.Transport;
-import org.osgi.framework.Constants;
 import org.osgi.framework.ServiceReference;
-import org.osgi.framework.ServiceRegistration;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.Filter;
@@ -396,15 +393,6 @@ public abstract class ObjRdmaTestSupport {
         } finally {
             bundleContext.ungetService(ref);
         }
-    }
-
-    /** Registers {@code t} in the container with its name, level and {@code ranking}, as a transport bundle does. */
-    protected ServiceRegistration<Transport> registerTransport(Transport t, int ranking) {
-        Hashtable<String, Object> props = new Hashtable<>();
-        props.put(Transport.PROPERTY_NAME, t.name());
-        props.put(Transport.PROPERTY_LEVEL, t.level().name());
-        props.put(Constants.SERVICE_RANKING, ranking);
-        return bundleContext.registerService(Transport.class, t, props);
     }
 
     /** The features repository URL of this build, for tests that install features themselves. */

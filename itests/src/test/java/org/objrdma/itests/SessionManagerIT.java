@@ -221,7 +221,7 @@ public class SessionManagerIT extends ObjRdmaTestSupport {
         // channels that connect to anything and move nothing: the sessions never reach READY here
         FakeTransport better = FakeTransport.builder("itest-session").channels(FakeTransport.ChannelMode.INERT)
                 .checkArguments(false).build();
-        ServiceRegistration<Transport> reg = registerTransport(better, 1000);
+        ServiceRegistration<Transport> reg = TransportRegistrations.register(bundleContext, better, 1000);
         List<SessionId> onBetter = new ArrayList<>();
         try {
             SessionManager sessions = waitForService(SessionManager.class, null);

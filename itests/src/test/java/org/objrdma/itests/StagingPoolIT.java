@@ -95,7 +95,7 @@ public class StagingPoolIT extends ObjRdmaTestSupport {
             if (fallback == null) {
                 System.out.println("StagingPoolIT: no TCP transport in the distribution; using a recording transport");
                 fallback = recording("itest-base");
-                registerTransport(fallback, 0);
+                TransportRegistrations.register(bundleContext, fallback, 0);
             }
             return fallback;
         }
@@ -204,7 +204,7 @@ public class StagingPoolIT extends ObjRdmaTestSupport {
         assertEquals(base.name(), onBase.region().transportName());
 
         FakeTransport better = recording("itest-swap");
-        ServiceRegistration<Transport> registration = registerTransport(better, 1000);
+        ServiceRegistration<Transport> registration = TransportRegistrations.register(bundleContext, better, 1000);
         StagingLease onBetter = null;
         try {
             await("new borrows register with the better-ranked transport", SERVICE_TIMEOUT, () -> {
