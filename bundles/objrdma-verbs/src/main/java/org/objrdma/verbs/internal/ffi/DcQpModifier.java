@@ -51,9 +51,12 @@ public final class DcQpModifier {
             | IbvConstants.IBV_QP_AV | IbvConstants.IBV_QP_PATH_MTU;
 
     private final VerbsLibrary library;
+    /** The state-only transitions (ERR, RESET) are the same for every queue pair type. */
+    private final QpModifier stateOnly;
 
     public DcQpModifier(VerbsLibrary library) {
         this.library = library;
+        this.stateOnly = new QpModifier(library);
     }
 
     /**
@@ -123,19 +126,11 @@ public final class DcQpModifier {
 
     /** Any → ERR (outstanding requests flush). Returns 0 or an errno. */
     public int toError(MemorySegment qp) {
-        return toStateOnly(qp, QpState.ERR);
+        return stateOnly.toError(qp);
     }
 
     /** Any → RESET (the queues are emptied; a DCI is then brought back with {@link #dciToRts}). */
     public int toReset(MemorySegment qp) {
-        return toStateOnly(qp, QpState.RESET);
-    }
-
-    private int toStateOnly(MemorySegment qp, QpState state) {
-        try (Arena call = Arena.ofConfined()) {
-            MemorySegment a = call.allocate(IbvLayouts.IBV_QP_ATTR);
-            a.set(JAVA_INT, QP_STATE, state.code());
-            return library.modifyQp(qp, a, IbvConstants.IBV_QP_STATE);
-        }
+        return stateOnly.toReset(qp);
     }
 }
