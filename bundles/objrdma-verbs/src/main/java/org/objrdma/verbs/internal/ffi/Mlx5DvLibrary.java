@@ -6,16 +6,16 @@ import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+import static org.objrdma.verbs.internal.ffi.VerbsLibrary.errno;
+import static org.objrdma.verbs.internal.ffi.VerbsLibrary.unexpected;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.StructLayout;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.VarHandle;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
@@ -40,9 +40,8 @@ public final class Mlx5DvLibrary implements AutoCloseable {
     public static final String SONAME = "libmlx5.so.1";
 
     private static final Linker LINKER = Linker.nativeLinker();
-    private static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
-    private static final VarHandle ERRNO = CAPTURE_LAYOUT.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-    private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
+    private static final StructLayout CAPTURE_LAYOUT = VerbsLibrary.CAPTURE_LAYOUT;
+    private static final Linker.Option CAPTURE_ERRNO = VerbsLibrary.CAPTURE_ERRNO;
 
     private final String library;
     private final Arena arena;
@@ -175,20 +174,6 @@ public final class Mlx5DvLibrary implements AutoCloseable {
         if (!isAvailable()) {
             throw new IllegalStateException("libmlx5 not usable: " + unavailabilityCause().orElse("?"));
         }
-    }
-
-    private static int errno(MemorySegment capture) {
-        return (int) ERRNO.get(capture, 0L);
-    }
-
-    private static RuntimeException unexpected(Throwable t) {
-        if (t instanceof RuntimeException r) {
-            return r;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        return new IllegalStateException(t);
     }
 
     // ---- capability -----------------------------------------------------------------------------------

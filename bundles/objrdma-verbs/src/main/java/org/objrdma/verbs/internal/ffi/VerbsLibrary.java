@@ -45,9 +45,10 @@ public final class VerbsLibrary implements AutoCloseable {
     public static final String DEFAULT_LIBRARY = "libibverbs.so.1";
 
     private static final Linker LINKER = Linker.nativeLinker();
-    private static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
+    /** errno capture for every libibverbs / libmlx5 downcall of this package. */
+    static final StructLayout CAPTURE_LAYOUT = Linker.Option.captureStateLayout();
     private static final VarHandle ERRNO = CAPTURE_LAYOUT.varHandle(MemoryLayout.PathElement.groupElement("errno"));
-    private static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
+    static final Linker.Option CAPTURE_ERRNO = Linker.Option.captureCallState("errno");
 
     private static final long QP_ATTR_QP_STATE = IbvLayouts.offset(IbvLayouts.IBV_QP_ATTR, "qp_state");
 
@@ -213,11 +214,12 @@ public final class VerbsLibrary implements AutoCloseable {
         }
     }
 
-    private static int errno(MemorySegment capture) {
+    static int errno(MemorySegment capture) {
         return (int) ERRNO.get(capture, 0L);
     }
 
-    private static RuntimeException unexpected(Throwable t) {
+    /** A downcall's unexpected throwable: runtime exceptions and errors as they are, anything else wrapped. */
+    static RuntimeException unexpected(Throwable t) {
         if (t instanceof RuntimeException r) {
             return r;
         }
